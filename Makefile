@@ -1,0 +1,24 @@
+# Two commands do everything: `make test` and `make demo`. Both bootstrap first.
+VENV := .venv
+BIN := $(VENV)/bin
+PYTEST_ARGS ?=
+
+.PHONY: bootstrap test demo lint bench clean
+
+bootstrap:
+	@bash deploy/bootstrap.sh
+
+test: bootstrap
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+demo: bootstrap
+	$(BIN)/idletune report --duration 5
+
+lint: bootstrap
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

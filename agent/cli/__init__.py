@@ -1,0 +1,1 @@
+"""The idletune command line: one command group per module."""

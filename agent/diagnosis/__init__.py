@@ -1,0 +1,1 @@
+"""Root-cause engine: ranked causes from the closed taxonomy, with evidence."""

@@ -1,0 +1,73 @@
+"""The Diagnosis stage's data: ranked causes from the spec's closed taxonomy, with evidence."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Category(str, Enum):
+    """The closed root-cause taxonomy of spec/incident-v1.md."""
+
+    DATALOADER_STARVATION = "dataloader_starvation"
+    LOADER_OVERSUBSCRIPTION = "loader_oversubscription"
+    CPU_CONTENTION = "cpu_contention"
+    NUMA_REMOTE = "numa_remote"
+    STORAGE_LATENCY = "storage_latency"
+    READAHEAD_MISMATCH = "readahead_mismatch"
+    WRITEBACK_BURST = "writeback_burst"
+    MEMORY_RECLAIM = "memory_reclaim"
+    GPU_POWER_THROTTLE = "gpu_power_throttle"
+    GPU_THERMAL_THROTTLE = "gpu_thermal_throttle"
+    PCIE_BOTTLENECK = "pcie_bottleneck"
+    COMM_WAIT = "comm_wait"
+    HOST_OVERHEAD = "host_overhead"
+    NONE = "none"
+
+
+class Evidence(BaseModel):
+    """One figure behind a cause: what was seen, against what, by which rule."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str
+    observed: float
+    baseline: float | None = None
+    threshold: float | None = None
+    rule: str = Field(description="the rule or threshold that fired, in words")
+    t_start: float | None = Field(default=None, description="when the anomaly began (window time)")
+
+
+class Cause(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    category: Category
+    confidence: float = Field(ge=0.0, le=1.0)
+    summary: str = Field(description="one sentence in plain words")
+    evidence: list[Evidence] = Field(default_factory=list)
+    target: str | None = Field(default=None, description="device, job or GPU the cause is about")
+
+
+class LostWorkWindow(BaseModel):
+    """A span in which GPUs lost work: utilization or power fell, data-wait or step time rose."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    t_start: float
+    t_end: float
+    signals: list[str] = Field(default_factory=list)
+    severity: float = Field(ge=0.0, description="KPI loss relative to baseline, 0..1")
+
+
+class Diagnosis(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    causes: list[Cause] = Field(description="ranked, most likely first; never empty")
+    lost_work: list[LostWorkWindow] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list, description="evidence not available, and why")
+    question: str = "Why are my GPUs idle?"
+
+    @property
+    def top(self) -> Cause:
+        return self.causes[0]

@@ -1,0 +1,1 @@
+"""Data sources: each produces Sample metrics in the spec vocabulary."""

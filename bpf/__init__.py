@@ -1,0 +1,1 @@
+"""eBPF tracepoint collectors and their bcc loader."""

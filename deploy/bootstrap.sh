@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Bootstraps a Debian host for idletune: system packages, kernel headers for bcc,
+# tracefs, and a virtual environment in .venv. Every step is skipped when done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'bootstrap: %s\n' "$*"; }
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+APT_PKGS=(python3-venv python3-bpfcc libbpfcc bpftrace curl)
+KREL=$(uname -r)
+
+missing_pkgs() {
+    local p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || printf '%s ' "$p"
+    done
+}
+
+apt_install() {
+    local need
+    need=$(missing_pkgs "$@")
+    [ -z "$need" ] && return 0
+    if ! is_root; then
+        say "not root: cannot install $need (eBPF collectors will be unavailable)"
+        return 0
+    fi
+    say "installing $need"
+    export DEBIAN_FRONTEND=noninteractive
+    if [ ! -f /var/lib/apt/lists/.idletune-updated ] || [ -n "$(find /var/lib/apt/lists/.idletune-updated -mmin +1440 2>/dev/null)" ]; then
+        apt-get update -qq && touch /var/lib/apt/lists/.idletune-updated
+    fi
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $need >/dev/null
+}
+
+if command -v dpkg-query >/dev/null 2>&1; then
+    apt_install "${APT_PKGS[@]}"
+    # Kernel headers: the running kernel's own package when the distribution has one;
+    # otherwise the generic headers, which serve because our programs read only
+    # tracepoint arguments (their layout comes from tracefs, not from headers).
+    if [ ! -e "/lib/modules/$KREL/build/include/generated" ] && [ ! -e /sys/kernel/kheaders.tar.xz ]; then
+        if apt-cache show "linux-headers-$KREL" >/dev/null 2>&1; then
+            apt_install "linux-headers-$KREL"
+        else
+            apt_install linux-headers-amd64
+            if is_root; then
+                gen=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1 || true)
+                common=${gen%-amd64}-common
+                if [ -n "$gen" ] && [ -d "$common" ]; then
+                    say "kernel $KREL has no headers package; using $(basename "$gen")"
+                    mkdir -p "/lib/modules/$KREL"
+                    ln -sfn "$gen" "/lib/modules/$KREL/build"
+                    ln -sfn "$common" "/lib/modules/$KREL/source"
+                fi
+            fi
+        fi
+    fi
+fi
+
+# bcc attaches tracepoints through tracefs; some hosts do not mount it.
+if is_root && [ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kernel/debug/tracing/events ]; then
+    mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || say "could not mount tracefs"
+fi
+
+# The virtual environment: Debian's Python, so bcc's bindings match; only bcc is
+# made visible from the system site-packages, nothing else.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3)
+if [ ! -x .venv/bin/python ]; then
+    say "creating .venv with $PY"
+    "$PY" -m venv .venv
+fi
+SITE=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+if [ -d /usr/lib/python3/dist-packages/bcc ] && [ ! -e "$SITE/bcc" ]; then
+    ln -s /usr/lib/python3/dist-packages/bcc "$SITE/bcc"
+fi
+
+STAMP=.venv/.idletune-installed
+HASH=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$HASH" ]; then
+    say "installing idletune and its dev dependencies into .venv"
+    .venv/bin/pip install -q -e '.[dev]'
+    echo "$HASH" > "$STAMP"
+fi
+say "ready"

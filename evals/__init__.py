@@ -1,0 +1,1 @@
+"""Evaluation harness, scoring, bundled incidents and testbed scenarios."""

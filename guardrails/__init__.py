@@ -1,0 +1,1 @@
+"""Safety gate, leases, journal and rollback, effect tracking, PID, safe mode."""

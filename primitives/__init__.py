@@ -1,0 +1,1 @@
+"""The catalogue of safe primitives: one module per primitive."""
