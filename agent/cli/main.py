@@ -1,0 +1,34 @@
+"""Entry point of the `idletune` command. Each command group lives in its own module
+and exposes `register(app)`; add a module here to add its commands."""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "agent.cli.report",
+)
+
+app = typer.Typer(
+    name="idletune",
+    help="Why are my GPUs idle? Host diagnosis and guarded tuning for AI training hosts.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register_all() -> None:
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(app)
+
+
+def main() -> None:
+    _register_all()
+    app()
+
+
+if __name__ == "__main__":
+    main()
