@@ -76,6 +76,22 @@ METRICS: tuple[MetricDef, ...] = (
     _D("psi.io.full_avg10", "%", "psi", Agg.MEAN, "I/O pressure, full, 10 s"),
     _D("psi.mem.some_avg10", "%", "psi", Agg.MEAN, "memory pressure, some, 10 s"),
     _D("psi.mem.full_avg10", "%", "psi", Agg.MEAN, "memory pressure, full, 10 s"),
+    # --- idletune extensions -------------------------------------------------------
+    # Not in spec/incident-v1.md, which lets a source add names. They carry what procfs
+    # can tell without eBPF (reclaim scans, dirty limits, device busy time), so a host
+    # without eBPF still shows its memory and disk state. Recorded incidents never
+    # contain them, so replay is unaffected.
+    _D("mem.pgscan_direct_per_s", "1/s", "mem", Agg.MEAN, "pages scanned by direct reclaim"),
+    _D("mem.pgscan_kswapd_per_s", "1/s", "mem", Agg.MEAN, "pages scanned by kswapd"),
+    _D("mem.allocstall_per_s", "1/s", "mem", Agg.MEAN, "allocations that entered direct reclaim"),
+    _D("mem.major_faults_per_s", "1/s", "mem", Agg.MEAN, "page faults that needed I/O"),
+    _D("mem.dirty_threshold_mib", "MiB", "mem", Agg.LAST, "dirty level at which writers are throttled"),
+    _D("mem.dirty_bg_threshold_mib", "MiB", "mem", Agg.LAST, "dirty level that starts background writeback"),
+    _D("cpu.iowait_pct", "%", "cpu", Agg.MEAN, "host CPU share idle while I/O was outstanding"),
+    _D("sched.procs_running", "tasks", "sched", Agg.MEAN, "runnable tasks"),
+    _D("sched.procs_blocked", "tasks", "sched", Agg.MEAN, "tasks blocked on I/O"),
+    _D("io.<dev>.util_pct", "%", "io", Agg.MEAN, "share of time the device had requests in flight"),
+    _D("io.<dev>.await_ms", "ms", "io", Agg.MEAN, "mean time a request spent queued and serviced"),
 )
 
 _PLACEHOLDER = {"<i>": r"(?P<gpu>\d+)", "<dev>": r"(?P<dev>[^.\s]+)", "<job>": r"(?P<job>[^\s]+?)"}
