@@ -1,0 +1,206 @@
+"""The live collection loop: start sources, merge their metrics into Samples, keep the interval."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import math
+import signal
+import threading
+import time
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+from agent.hostfs import HostFS
+from agent.sample import Sample, SourceStatus
+from agent.sources.base import Source
+from agent.window import Window
+
+SignalHandler = Callable[[int, FrameType | None], Any] | int | None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+class Collector:
+    """Polls sources every `interval_s`. Earlier sources win when two give the same
+    name, so list the precise ones (eBPF) before the fallbacks (procfs)."""
+
+    def __init__(
+        self,
+        sources: list[Source],
+        interval_s: float = 1.0,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
+        if interval_s <= 0:
+            raise ValueError("interval must be positive")
+        self.sources = list(sources)
+        self.interval_s = interval_s
+        self._clock = clock
+        # Sample times are wall time anchored once, then advanced by the monotonic
+        # clock, so a clock step (NTP) cannot make a window run backwards.
+        self._anchor = (wall(), clock())
+        self._status: dict[str, SourceStatus] = {}
+        self._live: list[Source] = []
+        self._stop = threading.Event()
+        self._ticks = 0
+        self._drops: dict[str, int] = {}
+
+    @property
+    def statuses(self) -> dict[str, SourceStatus]:
+        return dict(self._status)
+
+    def start(self) -> dict[str, SourceStatus]:
+        """Start every source; a source that cannot run is reported, never raised."""
+        for src in self.sources:
+            try:
+                st = src.start()
+            except Exception as exc:  # a bug in a source must not stop the others
+                st = SourceStatus(live=False, reason=f"start failed: {_one_line(exc)}")
+            self._status[src.name] = st
+            if st.live:
+                self._live.append(src)
+            else:
+                self._close_one(src)
+        return self.statuses
+
+    def _close_one(self, src: Source) -> None:
+        # Closing is best effort: the source is already out of the run.
+        with contextlib.suppress(Exception):
+            src.close()
+
+    def now(self) -> float:
+        wall0, mono0 = self._anchor
+        return wall0 + (self._clock() - mono0)
+
+    def tick(self) -> Sample:
+        """Collect once from each live source and merge; failing sources are dropped."""
+        merged: dict[str, float] = {}
+        for src in list(self._live):
+            try:
+                metrics = src.collect()
+            except Exception as exc:
+                self._live.remove(src)
+                self._status[src.name] = SourceStatus(live=False, reason=f"collect failed: {_one_line(exc)}")
+                self._close_one(src)
+                continue
+            for name, value in metrics.items():
+                v = float(value)
+                # NaN/inf carry no figure and would poison every mean downstream.
+                if math.isfinite(v):
+                    merged.setdefault(name, v)
+        self._ticks += 1
+        # Merge, so the last figures of a source that failed since are kept.
+        self._drops.update(self._read_drops())
+        return Sample(t=self.now(), m=merged)
+
+    def drops(self) -> dict[str, int]:
+        """Events lost by sources that count them (eBPF maps that filled up), as of
+        the last tick: the counters live in the sources, which run() closes."""
+        return dict(self._drops)
+
+    def _read_drops(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for src in self._live:
+            fn = getattr(src, "drops", None)
+            if not callable(fn):
+                continue
+            try:
+                for key, n in fn().items():
+                    out[f"{src.name}.{key}"] = int(n)
+            except Exception:  # drop counts are advisory; a closed source may refuse
+                continue
+        return out
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self._stop.set()
+
+    def run(self, duration_s: float, on_sample: Callable[[Sample], None] | None = None) -> Window:
+        """Collect for `duration_s`, or until SIGINT/SIGTERM, then close every source.
+
+        Call start() first. Rates need a previous reading, so when nothing has been
+        collected yet one priming collect is made and its sample discarded.
+        """
+        window = Window(horizon_s=max(duration_s + 10 * self.interval_s, 60.0))
+        self._stop.clear()
+        old: dict[signal.Signals, SignalHandler] = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                old[sig] = signal.signal(sig, self._on_signal)
+        try:
+            if self._ticks == 0:
+                self.tick()
+            t0 = self._clock()
+            k = 1
+            while not self._stop.is_set():
+                due = t0 + k * self.interval_s
+                if due - t0 > duration_s + 1e-9:
+                    break
+                # Sleep to the k-th deadline (not interval after the last tick) so
+                # collect time does not accumulate as drift.
+                if self._stop.wait(max(0.0, due - self._clock())):
+                    break
+                sample = self.tick()
+                window.add(sample)
+                if on_sample is not None:
+                    on_sample(sample)
+                k += 1
+                # A slow collect that overran deadlines skips them instead of bursting.
+                behind = int((self._clock() - t0) / self.interval_s)
+                k = max(k, behind + 1)
+        finally:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+            self.close()
+        return window
+
+    def close(self) -> None:
+        for src in self.sources:
+            self._close_one(src)
+        self._live.clear()
+
+
+class UnavailableSource:
+    """A source that could not even be built (module missing, turned off): it takes
+    part in the run only to report, through start(), why it is absent."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        self.reason = reason
+
+    def start(self) -> SourceStatus:
+        return SourceStatus(live=False, reason=self.reason)
+
+    def collect(self) -> dict[str, float]:
+        return {}
+
+    def close(self) -> None:
+        return None
+
+
+def default_sources(fs: HostFS | None = None, *, bpf: bool = True) -> list[Source]:
+    """The live host's sources, most precise first: eBPF, then procfs."""
+    from agent.sources.procfs import ProcfsSource
+
+    sources: list[Source] = []
+    if not bpf:
+        sources.append(UnavailableSource("bpf", "turned off by the operator"))
+    else:
+        try:
+            # Imported by name, here: it pulls in bcc, which is optional and slow to
+            # import, and a host without it must still get a procfs report.
+            module = importlib.import_module("agent.sources.bpf_source")
+            src: Source = module.BpfSource(fs=fs)
+            sources.append(src)
+        except Exception as exc:
+            sources.append(UnavailableSource("bpf", f"eBPF source unavailable ({_one_line(exc)})"))
+    sources.append(ProcfsSource(fs))
+    return sources

@@ -1,0 +1,192 @@
+"""The collection loop with fake sources: precedence, failures, interval, signals."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.collector import Collector, UnavailableSource, default_sources
+from agent.hostfs import HostFS
+from agent.sample import SourceStatus
+
+
+class FakeSource:
+    def __init__(
+        self,
+        name: str,
+        metrics: dict[str, float],
+        *,
+        live: bool = True,
+        fail_on: int | None = None,
+        start_raises: bool = False,
+        drops: dict[str, int] | None = None,
+    ) -> None:
+        self.name = name
+        self.metrics = metrics
+        self.live = live
+        self.fail_on = fail_on
+        self.start_raises = start_raises
+        self._drops = drops
+        self.collects = 0
+        self.closed = 0
+
+    def start(self) -> SourceStatus:
+        if self.start_raises:
+            raise RuntimeError("boom at start\nsecond line")
+        return SourceStatus(live=self.live, reason="" if self.live else "not root")
+
+    def collect(self) -> dict[str, float]:
+        self.collects += 1
+        if self.fail_on is not None and self.collects >= self.fail_on:
+            raise OSError("map gone")
+        return dict(self.metrics)
+
+    def close(self) -> None:
+        self.closed += 1
+
+    def drops(self) -> dict[str, int]:
+        return dict(self._drops or {})
+
+
+def test_earlier_source_wins_on_shared_names() -> None:
+    bpf = FakeSource("bpf", {"io.vda.read_iops": 100.0, "io.vda.lat_p99_us": 900.0})
+    procfs = FakeSource("procfs", {"io.vda.read_iops": 90.0, "cpu.util_pct": 40.0})
+    c = Collector([bpf, procfs])
+    c.start()
+    s = c.tick()
+    assert s.m == {"io.vda.read_iops": 100.0, "io.vda.lat_p99_us": 900.0, "cpu.util_pct": 40.0}
+    c.close()
+
+
+def test_not_live_sources_are_skipped_and_reported() -> None:
+    off = FakeSource("bpf", {"x": 1.0}, live=False)
+    bad = FakeSource("nvml", {"y": 1.0}, start_raises=True)
+    ok = FakeSource("procfs", {"cpu.util_pct": 1.0})
+    c = Collector([off, bad, ok])
+    st = c.start()
+    assert st["bpf"] == SourceStatus(live=False, reason="not root")
+    assert not st["nvml"].live
+    assert st["nvml"].reason == "start failed: RuntimeError: boom at start"
+    assert st["procfs"].live
+    assert c.tick().m == {"cpu.util_pct": 1.0}
+    assert off.collects == 0 and bad.collects == 0
+    assert off.closed >= 1 and bad.closed >= 1
+
+
+def test_source_that_raises_is_dropped_for_the_rest_of_the_run() -> None:
+    flaky = FakeSource("bpf", {"io.vda.read_iops": 5.0}, fail_on=2)
+    steady = FakeSource("procfs", {"io.vda.read_iops": 4.0})
+    c = Collector([flaky, steady])
+    c.start()
+    assert c.tick().m["io.vda.read_iops"] == 5.0
+    assert c.tick().m["io.vda.read_iops"] == 4.0  # the fallback takes over
+    c.tick()
+    assert flaky.collects == 2
+    assert c.statuses["bpf"] == SourceStatus(live=False, reason="collect failed: OSError: map gone")
+    assert flaky.closed == 1
+    c.close()
+
+
+def test_non_finite_values_are_dropped() -> None:
+    c = Collector([FakeSource("a", {"x": float("nan"), "y": float("inf"), "z": 2.0})])
+    c.start()
+    assert c.tick().m == {"z": 2.0}
+
+
+def test_drops_are_prefixed_and_survive_close() -> None:
+    c = Collector([FakeSource("bpf", {}, drops={"block": 3}), FakeSource("procfs", {})])
+    c.start()
+    c.tick()
+    c.close()
+    assert c.drops() == {"bpf.block": 3}
+
+
+def test_run_keeps_interval_and_closes_sources() -> None:
+    a = FakeSource("a", {"cpu.util_pct": 1.0})
+    c = Collector([a], interval_s=0.05)
+    c.start()
+    seen: list[float] = []
+    t0 = time.monotonic()
+    w = c.run(0.25, on_sample=lambda s: seen.append(s.t))
+    elapsed = time.monotonic() - t0
+    assert len(w) == 5 and len(seen) == 5
+    assert a.collects == 6  # one priming collect for the deltas, then one per interval
+    assert a.closed == 1
+    assert 0.2 <= elapsed < 1.0
+    gaps = [b - x for x, b in itertools.pairwise(seen)]
+    assert all(0.02 < g < 0.2 for g in gaps)
+
+
+def test_sample_time_is_wall_anchored_and_monotonic() -> None:
+    mono = iter([0.0, 1.0, 2.5, 2.5])
+    c = Collector([FakeSource("a", {})], clock=lambda: next(mono), wall=lambda: 1000.0)
+    c.start()
+    assert c.tick().t == 1001.0
+    assert c.tick().t == 1002.5
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_signal_stops_run_early_and_restores_handlers(signum: int) -> None:
+    a = FakeSource("a", {"cpu.util_pct": 1.0})
+    c = Collector([a], interval_s=0.05)
+    c.start()
+    before = signal.getsignal(signum)
+    timer = threading.Timer(0.3, os.kill, args=(os.getpid(), signum))
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        w = c.run(30.0)
+    finally:
+        timer.cancel()
+    elapsed = time.monotonic() - t0
+    assert elapsed < 5.0
+    assert 1 <= len(w) <= 20
+    assert a.closed == 1
+    assert signal.getsignal(signum) is before
+
+
+def test_sources_closed_even_when_callback_raises() -> None:
+    a = FakeSource("a", {"cpu.util_pct": 1.0})
+    c = Collector([a], interval_s=0.01)
+    c.start()
+
+    def boom(_: object) -> None:
+        raise ValueError("callback bug")
+
+    with pytest.raises(ValueError):
+        c.run(1.0, on_sample=boom)
+    assert a.closed == 1
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_bad_interval() -> None:
+    with pytest.raises(ValueError):
+        Collector([], interval_s=0)
+
+
+def test_unavailable_source_reports_reason() -> None:
+    c = Collector([UnavailableSource("bpf", "no bcc"), FakeSource("procfs", {"x": 1.0})])
+    st = c.start()
+    assert st["bpf"] == SourceStatus(live=False, reason="no bcc")
+    assert c.tick().m == {"x": 1.0}
+
+
+def test_default_sources_order_and_bpf_off(tmp_path: Path) -> None:
+    fs = HostFS(tmp_path)
+    srcs = default_sources(fs, bpf=False)
+    assert [s.name for s in srcs] == ["bpf", "procfs"]
+    assert srcs[0].start() == SourceStatus(live=False, reason="turned off by the operator")
+
+
+def test_default_sources_puts_bpf_first(tmp_path: Path) -> None:
+    # Only built, never started: starting would load programs into the real kernel.
+    srcs = default_sources(HostFS(tmp_path))
+    assert [s.name for s in srcs] == ["bpf", "procfs"]
