@@ -20,6 +20,13 @@ app = typer.Typer(
 )
 
 
+@app.callback()
+def _root() -> None:
+    # A callback makes typer keep subcommands even while only one is registered;
+    # without it a lone command would become the top-level one (`idletune --duration`).
+    pass
+
+
 def _register_all() -> None:
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(app)

@@ -1,0 +1,172 @@
+"""`idletune report`: collect for a few seconds and show the host's health per subsystem."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from agent.cli.errors import fail
+from agent.collector import Collector, default_sources
+from agent.host import detect_host
+from agent.hostfs import HostFS
+from agent.report import HealthReport, KnobValue, MetricSummary, build_report
+from agent.sample import Sample, SourceStatus
+from agent.sources.base import Source
+
+# Reads every host path under this root instead of `/`: a recorded or fake host
+# (tests, demos) without touching the real one.
+ROOT_ENV = "IDLETUNE_ROOT"
+
+# What each source contributes, so a missing one is explained in terms of what the
+# operator loses rather than as a bare module name.
+_SOURCE_ROLE: dict[str, tuple[str, str]] = {
+    "bpf": ("eBPF collectors", "block and scheduler latency"),
+    "procfs": ("procfs", "PSI, memory, CPU and disk rates"),
+    "nvml": ("NVML", "GPU utilisation, clocks and power"),
+    "trainer": ("trainer hook", "step time and data wait"),
+}
+_SUBSYSTEM_ORDER = ("gpu", "trainer", "io", "sched", "cpu", "mem", "numa", "psi")
+
+
+def host_fs() -> HostFS:
+    return HostFS(os.environ.get(ROOT_ENV) or "/")
+
+
+def collect_report(
+    fs: HostFS,
+    sources: list[Source],
+    *,
+    duration_s: float,
+    interval_s: float,
+    knobs: dict[str, KnobValue] | None = None,
+    on_sample: Callable[[Sample], None] | None = None,
+) -> HealthReport:
+    """Run the sources for `duration_s` and summarise. `knobs` are the current
+    tunable values keyed by catalogue id, read by whoever owns the catalogue."""
+    collector = Collector(sources, interval_s)
+    collector.start()
+    window = collector.run(duration_s, on_sample=on_sample)
+    return build_report(
+        window,
+        detect_host(fs),
+        knobs=knobs,
+        sources=collector.statuses,
+        drops=collector.drops(),
+    )
+
+
+def capability_lines(sources: dict[str, SourceStatus]) -> list[str]:
+    """One line per missing or partial source: what is missing, why, and what it costs."""
+    out: list[str] = []
+    for name, st in sorted(sources.items()):
+        label, provides = _SOURCE_ROLE.get(name, (name, ""))
+        if not st.live:
+            reason = st.reason or "not running"
+            if not provides:
+                out.append(f"{label} off: {reason}")
+            elif "root" in reason.lower() and "as root" not in reason.lower():
+                out.append(f"{label} off: {reason} — run as root for {provides}")
+            else:
+                # The reason already says what to do (or nothing can be done): say what is lost.
+                out.append(f"{label} off: {reason} — missing: {provides}")
+        elif st.reason:
+            out.append(f"{label} partial: {st.reason}")
+    return out
+
+
+def _fmt(v: float, unit: str) -> str:
+    if unit == "bitmask":
+        return hex(int(v))
+    if unit == "0..1":
+        return f"{v:.3f}"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    if abs(v) >= 0.01 or v == 0:
+        return f"{v:.2f}"
+    return f"{v:.2g}"  # small but not zero: keep it from reading as 0.00
+
+
+def with_unit(v: float, unit: str) -> str:
+    text = _fmt(v, unit)
+    return text if unit in ("0..1", "bitmask", "") else f"{text} {unit}"
+
+
+def _subsystem_table(subsystem: str, rows: dict[str, MetricSummary]) -> Table:
+    table = Table(title=subsystem, title_justify="left", expand=False)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("min", justify="right")
+    table.add_column("max", justify="right")
+    for name, s in sorted(rows.items()):
+        table.add_row(name, with_unit(s.value, s.unit), _fmt(s.min, s.unit), _fmt(s.max, s.unit))
+    return table
+
+
+def render(report: HealthReport, console: Console) -> None:
+    h, w = report.host, report.window
+    devices = ", ".join(h.block_devices) or "none"
+    console.print(
+        f"host: {h.cpus} CPUs, {h.numa_nodes} NUMA node(s), {h.gpus} GPU(s), "
+        f"kernel {h.kernel or 'unknown'}, disks: {devices}"
+    )
+    console.print(f"window: {w.samples} samples over {w.end - w.start:.1f} s")
+    order = [s for s in _SUBSYSTEM_ORDER if s in report.subsystems]
+    order += sorted(s for s in report.subsystems if s not in _SUBSYSTEM_ORDER)
+    for subsystem in order:
+        console.print(_subsystem_table(subsystem, report.subsystems[subsystem]))
+    if not report.subsystems:
+        console.print("no metrics collected")
+    sources = Table(title="sources", title_justify="left")
+    sources.add_column("source")
+    sources.add_column("live")
+    sources.add_column("note")
+    for name, st in sorted(report.sources.items()):
+        sources.add_row(name, "yes" if st.live else "no", st.reason)
+    console.print(sources)
+    if report.knobs:
+        knobs = Table(title="knobs", title_justify="left")
+        knobs.add_column("knob")
+        knobs.add_column("value", justify="right")
+        for k, v in sorted(report.knobs.items()):
+            knobs.add_row(k, str(v))
+        console.print(knobs)
+    if report.drops:
+        console.print("dropped events: " + ", ".join(f"{k}={v}" for k, v in sorted(report.drops.items())))
+    for line in capability_lines(report.sources):
+        # soft_wrap: each missing piece stays one line however narrow the terminal.
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def report_command(
+    duration: float = typer.Option(5.0, "--duration", min=0.1, help="seconds to collect"),
+    interval: float = typer.Option(1.0, "--interval", min=0.05, help="seconds between samples"),
+    as_json: bool = typer.Option(False, "--json", help="print the HealthReport as one JSON object"),
+    no_bpf: bool = typer.Option(False, "--no-bpf", help="do not load the eBPF collectors"),
+) -> None:
+    """Collect for a few seconds and show the host's health per subsystem."""
+    if interval > duration:
+        fail("--interval must not exceed --duration")
+    fs = host_fs()
+    if not fs.path("/proc").is_dir():
+        fail(f"no /proc under {fs.root}: set {ROOT_ENV} to a host root or unset it")
+    sources = default_sources(fs, bpf=not no_bpf)
+    err = Console(stderr=True)
+    if err.is_terminal and not as_json:
+        with err.status(f"collecting for {duration:g} s…"):
+            report = collect_report(fs, sources, duration_s=duration, interval_s=interval)
+    else:
+        report = collect_report(fs, sources, duration_s=duration, interval_s=interval)
+    if not any(st.live for st in report.sources.values()):
+        fail("no source could run: " + "; ".join(report.missing()))
+    if as_json:
+        typer.echo(report.model_dump_json())
+        return
+    render(report, Console())
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report_command)
