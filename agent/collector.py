@@ -8,7 +8,7 @@ import math
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
@@ -118,49 +118,67 @@ class Collector:
         return out
 
     def stop(self) -> None:
+        """Ask run() to return after the current tick; a stop before run() makes it return at once."""
         self._stop.set()
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         self._stop.set()
 
+    @contextlib.contextmanager
+    def stopping_on_signals(self) -> Iterator[None]:
+        """SIGINT/SIGTERM call stop() inside the block; the old handlers come back after.
+
+        Wrap start() in it too when a source is slow to start (eBPF compiles for
+        seconds), so an early Ctrl-C is a clean stop rather than a traceback.
+        """
+        old: dict[signal.Signals, SignalHandler] = {}
+        # Python only lets the main thread install handlers.
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                old[sig] = signal.signal(sig, self._on_signal)
+        try:
+            yield
+        finally:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+
     def run(self, duration_s: float, on_sample: Callable[[Sample], None] | None = None) -> Window:
-        """Collect for `duration_s`, or until SIGINT/SIGTERM, then close every source.
+        """Collect for `duration_s`, or until SIGINT/SIGTERM or stop(), then close every source.
 
         Call start() first. Rates need a previous reading, so when nothing has been
         collected yet one priming collect is made and its sample discarded.
         """
         window = Window(horizon_s=max(duration_s + 10 * self.interval_s, 60.0))
-        self._stop.clear()
-        old: dict[signal.Signals, SignalHandler] = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                old[sig] = signal.signal(sig, self._on_signal)
         try:
-            if self._ticks == 0:
-                self.tick()
-            t0 = self._clock()
-            k = 1
-            while not self._stop.is_set():
-                due = t0 + k * self.interval_s
-                if due - t0 > duration_s + 1e-9:
-                    break
-                # Sleep to the k-th deadline (not interval after the last tick) so
-                # collect time does not accumulate as drift.
-                if self._stop.wait(max(0.0, due - self._clock())):
-                    break
-                sample = self.tick()
-                window.add(sample)
-                if on_sample is not None:
-                    on_sample(sample)
-                k += 1
-                # A slow collect that overran deadlines skips them instead of bursting.
-                behind = int((self._clock() - t0) / self.interval_s)
-                k = max(k, behind + 1)
+            with self.stopping_on_signals():
+                self._loop(duration_s, window, on_sample)
         finally:
-            for sig, handler in old.items():
-                signal.signal(sig, handler)
             self.close()
         return window
+
+    def _loop(self, duration_s: float, window: Window, on_sample: Callable[[Sample], None] | None) -> None:
+        if self._stop.is_set():
+            return
+        if self._ticks == 0:
+            self.tick()
+        t0 = self._clock()
+        k = 1
+        while not self._stop.is_set():
+            due = t0 + k * self.interval_s
+            if due - t0 > duration_s + 1e-9:
+                break
+            # Sleep to the k-th deadline (not interval after the last tick) so
+            # collect time does not accumulate as drift.
+            if self._stop.wait(max(0.0, due - self._clock())):
+                break
+            sample = self.tick()
+            window.add(sample)
+            if on_sample is not None:
+                on_sample(sample)
+            k += 1
+            # A slow collect that overran deadlines skips them instead of bursting.
+            behind = int((self._clock() - t0) / self.interval_s)
+            k = max(k, behind + 1)
 
     def close(self) -> None:
         for src in self.sources:

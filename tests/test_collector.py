@@ -190,3 +190,36 @@ def test_default_sources_puts_bpf_first(tmp_path: Path) -> None:
     # Only built, never started: starting would load programs into the real kernel.
     srcs = default_sources(HostFS(tmp_path))
     assert [s.name for s in srcs] == ["bpf", "procfs"]
+
+
+class SlowStart(FakeSource):
+    def start(self) -> SourceStatus:
+        time.sleep(0.5)  # like bcc compiling programs
+        return super().start()
+
+
+def test_signal_during_slow_start_stops_cleanly() -> None:
+    a = SlowStart("bpf", {"cpu.util_pct": 1.0})
+    c = Collector([a], interval_s=0.05)
+    timer = threading.Timer(0.1, os.kill, args=(os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        with c.stopping_on_signals():
+            c.start()
+            w = c.run(30.0)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t0 < 5.0
+    assert len(w) == 0 and a.collects == 0
+    assert a.closed == 1
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_stop_before_run_returns_at_once() -> None:
+    a = FakeSource("a", {"x": 1.0})
+    c = Collector([a], interval_s=0.05)
+    c.start()
+    c.stop()
+    assert len(c.run(30.0)) == 0
+    assert a.closed == 1

@@ -48,8 +48,9 @@ def collect_report(
     """Run the sources for `duration_s` and summarise. `knobs` are the current
     tunable values keyed by catalogue id, read by whoever owns the catalogue."""
     collector = Collector(sources, interval_s)
-    collector.start()
-    window = collector.run(duration_s, on_sample=on_sample)
+    with collector.stopping_on_signals():
+        collector.start()
+        window = collector.run(duration_s, on_sample=on_sample)
     return build_report(
         window,
         detect_host(fs),
