@@ -1,0 +1,62 @@
+"""What the executor records about each change, and where: the Journal interface and an in-memory one.
+
+The executor calls `before_write` after it has read and saved the original values
+and before its first write, so a durable journal (fsync'd, write-ahead) can restore
+them after a crash. The in-memory journal serves tests and one-shot commands.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from primitives.base import KnobValue, Loc, Write
+
+
+class ChangeRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: int
+    primitive: str
+    target: str | int | None
+    value: KnobValue
+    reason: str
+    saved: list[Write] = Field(description="every location's value before the change, in save order")
+    revert: list[Write] = Field(description="the ordered writes that restore `saved` exactly")
+    after: list[Write] = Field(default_factory=list, description="every location's value once applied")
+    pending: list[Loc] = Field(default_factory=list, description="accepted, put in force later")
+    state: Literal["writing", "applied", "reverted", "released", "failed"] = "writing"
+
+
+class Journal(Protocol):
+    def before_write(self, change: ChangeRecord) -> None:
+        """Record the originals; must be durable when it returns."""
+        ...
+
+    def applied(self, change: ChangeRecord) -> None: ...
+
+    def closed(self, change: ChangeRecord) -> None:
+        """The change was reverted, released to the operator, or failed and was rolled back."""
+        ...
+
+    def open_changes(self) -> list[ChangeRecord]:
+        """Changes written and not yet closed, oldest first: what a restart must revert."""
+        ...
+
+
+class MemoryJournal:
+    def __init__(self) -> None:
+        self.records: dict[int, ChangeRecord] = {}
+
+    def before_write(self, change: ChangeRecord) -> None:
+        self.records[change.id] = change.model_copy(deep=True)
+
+    def applied(self, change: ChangeRecord) -> None:
+        self.records[change.id] = change.model_copy(deep=True)
+
+    def closed(self, change: ChangeRecord) -> None:
+        self.records[change.id] = change.model_copy(deep=True)
+
+    def open_changes(self) -> list[ChangeRecord]:
+        return [r for _, r in sorted(self.records.items()) if r.state in ("writing", "applied")]

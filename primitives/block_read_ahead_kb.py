@@ -1,0 +1,53 @@
+"""block.read_ahead_kb: how far the kernel reads ahead of sequential reads on one device."""
+
+from dataclasses import dataclass
+
+from agent.diagnosis.model import Category
+from primitives.base import IntRange, Reach, StepLimit, Target, TargetKind, Tier
+from primitives.channels import REOPEN_FILES
+from primitives.host import Host
+from primitives.kinds.sysfs import BlockQueue
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReadAhead(BlockQueue):
+    def after_write(self, host: Host, target: Target) -> list[str]:
+        # The value is copied into a file's readahead state at open(2): running loaders keep
+        # the old one (measured: 1 MiB requests went on after the knob went to 128 kB).
+        if host.trainer is None:
+            return [
+                f"loaders that already opened their files on {target} keep the old readahead "
+                "until they reopen them (no trainer hook attached to ask)"
+            ]
+        done: list[str] = []
+        for job in host.trainer.jobs():
+            if REOPEN_FILES not in host.trainer.capabilities(job):
+                done.append(f"job {job}: its hook cannot reopen files; its loaders keep the old readahead")
+                continue
+            ack = host.trainer.reopen_files(job)
+            done.append(
+                f"job {job}: "
+                + (
+                    "loader workers restarted to reopen their files"
+                    if ack.ok
+                    else f"reopening files refused: {ack.reason}"
+                )
+            )
+        return done
+
+
+PRIMITIVE = ReadAhead(
+    id="block.read_ahead_kb",
+    description="Readahead window (kB) of a block device",
+    tier=Tier.LOW,
+    target=TargetKind.BLOCK_DEVICE,
+    value=IntRange(16, 16384, "kB"),
+    step=StepLimit(factor=32),
+    causes=(Category.READAHEAD_MISMATCH, Category.STORAGE_LATENCY),
+    risk="Too large for random reads wastes device bandwidth and page cache on data never used; "
+    "too small for sequential shards makes many small requests.",
+    reaches=Reach.NEW_OPENS,
+    reaches_note="copied into a file's readahead state when the file is opened: running readers keep "
+    "the old value; with a trainer hook attached its loader workers are restarted to reopen files",
+    attr="read_ahead_kb",
+)
