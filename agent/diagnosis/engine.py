@@ -1,0 +1,217 @@
+"""The root-cause engine: window + report -> ranked causes over the whole taxonomy, with evidence.
+
+Steps: find the spans in which the GPUs lost work; inside each, score every category's
+signature against the healthy past; let specific signatures explain away the generic
+fallbacks (starvation, collectives, host overhead); scale by how much work was lost;
+rank. Nothing here reads an incident's title, tags, events or truth: only the window,
+the host, the knobs and the jobs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agent.diagnosis import rules_cpu, rules_gpu, rules_io
+from agent.diagnosis.baseline import Frame
+from agent.diagnosis.layout import Layout, layout_of
+from agent.diagnosis.lostwork import LostWork, Span, find_lost_work
+from agent.diagnosis.model import Category, Cause, Diagnosis, Evidence, LostWorkWindow
+from agent.diagnosis.signals import Finding, SpanView, ramp
+from agent.report import HealthReport
+from agent.window import Window
+
+C = Category
+Rule = Callable[[SpanView], Finding]
+
+RULES: dict[Category, Rule] = {
+    C.DATALOADER_STARVATION: rules_cpu.dataloader_starvation,
+    C.LOADER_OVERSUBSCRIPTION: rules_cpu.loader_oversubscription,
+    C.CPU_CONTENTION: rules_cpu.cpu_contention,
+    C.NUMA_REMOTE: rules_cpu.numa_remote,
+    C.STORAGE_LATENCY: rules_io.storage_latency,
+    C.READAHEAD_MISMATCH: rules_io.readahead_mismatch,
+    C.WRITEBACK_BURST: rules_io.writeback_burst,
+    C.MEMORY_RECLAIM: rules_io.memory_reclaim,
+    C.GPU_POWER_THROTTLE: rules_gpu.gpu_power_throttle,
+    C.GPU_THERMAL_THROTTLE: rules_gpu.gpu_thermal_throttle,
+    C.PCIE_BOTTLENECK: rules_gpu.pcie_bottleneck,
+    C.COMM_WAIT: rules_gpu.comm_wait,
+    C.HOST_OVERHEAD: rules_gpu.host_overhead,
+}
+
+# Generic causes are what remains when nothing specific explains the loss; a specific
+# signature on the same side of the pipeline takes their place.
+_FALLBACKS: dict[Category, tuple[Category, ...]] = {
+    C.DATALOADER_STARVATION: (
+        C.LOADER_OVERSUBSCRIPTION,
+        C.CPU_CONTENTION,
+        C.NUMA_REMOTE,
+        C.STORAGE_LATENCY,
+        C.READAHEAD_MISMATCH,
+        C.WRITEBACK_BURST,
+        C.MEMORY_RECLAIM,
+    ),
+    C.COMM_WAIT: (
+        C.GPU_POWER_THROTTLE,
+        C.GPU_THERMAL_THROTTLE,
+        C.PCIE_BOTTLENECK,
+        C.NUMA_REMOTE,
+        C.CPU_CONTENTION,
+        C.LOADER_OVERSUBSCRIPTION,
+        C.WRITEBACK_BURST,
+        C.MEMORY_RECLAIM,
+        C.STORAGE_LATENCY,
+    ),
+}
+_FALLBACKS[C.HOST_OVERHEAD] = _FALLBACKS[C.COMM_WAIT]
+
+MAX_CONFIDENCE = 0.97
+DEFAULT_QUESTION = "Why are my GPUs idle?"
+
+
+def _views(
+    frame: Frame, lay: Layout, report: HealthReport, lost: LostWork, interval: float
+) -> list[SpanView]:
+    if lost.spans:
+        return [SpanView(frame, lay, report, lost, s, interval) for s in lost.spans]
+    # No lost work: still look at the whole window, absolutely, so a standing anomaly can
+    # be named (at low confidence) rather than silently ignored.
+    n = len(frame)
+    whole = Span(0, n, frame.ts[0], frame.ts[-1], 0.0) if n else Span(0, 0, 0.0, 0.0, 0.0)
+    return [SpanView(frame, lay, report, LostWork([whole], [], lost.kpis, lost.measured), whole, interval)]
+
+
+def _score_spans(views: list[SpanView]) -> dict[Category, Finding]:
+    masses = [max(v.span.severity, 1e-3) * max(v.span.i1 - v.span.i0, 1) for v in views]
+    top = max(masses)
+    out: dict[Category, Finding] = {}
+    for v, mass in zip(views, masses, strict=True):
+        # A small side episode should not outrank the episode that lost most of the work.
+        span_weight = 0.6 + 0.4 * mass / top
+        for cat, rule in RULES.items():
+            f = rule(v)
+            f.score = min(1.0, f.score * f.weight * span_weight)
+            if cat not in out or f.score > out[cat].score:
+                out[cat] = f
+    return out
+
+
+def _explain_away(found: dict[Category, Finding]) -> None:
+    for generic, specifics in _FALLBACKS.items():
+        strongest = max(found[c].score for c in specifics)
+        found[generic].score *= 1.0 - ramp(strongest, 0.1, 0.4)
+
+
+def _kpi_evidence(lost: LostWork, frame: Frame) -> list[Evidence]:
+    out: list[Evidence] = []
+    for k in lost.kpis:
+        vals = frame.at(k.metric, range(len(frame)))
+        if not vals:
+            continue
+        mean = sum(vals) / len(vals)
+        out.append(
+            Evidence(
+                metric=k.metric,
+                observed=mean,
+                baseline=None,
+                threshold=k.healthy,
+                rule=f"{k.label} over the window: no span of lost work",
+                t_start=None,
+            )
+        )
+    return out
+
+
+def _missing(report: HealthReport, lay: Layout, lost: LostWork) -> list[str]:
+    out = list(report.missing())
+    if not lay.gpus:
+        out.append("no GPU metrics: utilization, clocks, power and PCIe traffic could not be judged")
+    if not lay.jobs or not any(lay.has_family(f) for f in ("trainer.data_wait_frac", "trainer.step_time_ms")):
+        out.append("no trainer metrics: data wait and step time could not be judged")
+    if not lay.devs:
+        out.append("no block-device metrics: storage latency and readahead could not be judged")
+    if not lay.has_family("sched.runq_lat_p99_us"):
+        out.append("no scheduler metrics: run-queue latency could not be judged")
+    if not lost.measured:
+        out.append("no GPU, trainer or pressure figures at all: lost work could not be measured")
+    return out
+
+
+def diagnose(window: Window, report: HealthReport, question: str | None = None) -> Diagnosis:
+    """Rank every category of the taxonomy for this window; `question` is kept, never used as fact."""
+    asked = question.strip() if question and question.strip() else DEFAULT_QUESTION
+    frame = Frame.from_window(window)
+    lay = layout_of(frame, report)
+    lost = find_lost_work(frame, lay)
+    missing = _missing(report, lay, lost)
+    if len(frame) == 0:
+        return Diagnosis(
+            causes=[
+                Cause(
+                    category=C.NONE,
+                    confidence=0.0,
+                    summary="not enough evidence: the window holds no samples",
+                )
+            ],
+            missing=["the window holds no samples", *missing],
+            question=asked,
+        )
+    interval = window.interval_s() or report.window.interval_s or 1.0
+    found = _score_spans(_views(frame, lay, report, lost, interval))
+    _explain_away(found)
+
+    severity = max((s.severity for s in lost.spans), default=0.0)
+    if lost.spans:
+        scale = 0.5 + 0.5 * ramp(severity, 0.05, 0.3)
+    elif lost.measured:
+        # Anomalies with no lost work are not blamed; without GPU utilization the absence
+        # of lost work is itself uncertain, so a standing anomaly keeps more weight.
+        scale = 0.25 if any(k.label == "GPU utilization" for k in lost.kpis) else 0.6
+    else:
+        scale = 0.6
+    causes = [
+        Cause(
+            category=cat,
+            confidence=round(min(MAX_CONFIDENCE, f.score * scale), 3),
+            summary=f.summary,
+            evidence=f.evidence if f.score > 0 else [],
+            target=f.target,
+        )
+        for cat, f in found.items()
+    ]
+    worst = max(c.confidence for c in causes)
+    if lost.spans:
+        none_conf = (1.0 - worst) * (1.0 - 0.8 * ramp(severity, 0.08, 0.3))
+        none_summary = (
+            "some work was lost, but no cause stands out clearly"
+            if none_conf > worst
+            else ("the GPUs lost work; the host is not healthy")
+        )
+        none_ev: list[Evidence] = []
+    elif lost.measured:
+        none_conf = max(0.5, 0.95 - worst)
+        none_summary = "no lost work: the GPUs stayed busy and the trainer did not wait"
+        none_ev = _kpi_evidence(lost, frame)
+    else:
+        none_conf = 0.5 * (1.0 - worst)
+        none_summary = "not enough evidence: no GPU or trainer figures to tell whether work was lost"
+        none_ev = []
+    causes.append(
+        Cause(
+            category=C.NONE,
+            confidence=round(min(MAX_CONFIDENCE, max(0.01, none_conf)), 3),
+            summary=none_summary,
+            evidence=none_ev,
+        )
+    )
+    order = list(Category)
+    causes.sort(key=lambda c: (-c.confidence, order.index(c.category)))
+    return Diagnosis(
+        causes=causes,
+        lost_work=[
+            LostWorkWindow(t_start=s.t_start, t_end=s.t_end, signals=s.signals, severity=round(s.severity, 3))
+            for s in lost.spans
+        ],
+        missing=missing,
+        question=asked,
+    )

@@ -1,0 +1,158 @@
+"""Rules for causes on the CPU side of the input pipeline: starvation, oversubscription,
+contention, remote NUMA memory.
+
+Every size relation is scaled by the host: loader workers are counted against cores,
+run-queue latency is judged against the healthy past. Look-alikes: starvation leaves
+CPU idle (too few workers to use it); oversubscription saturates the CPU with the
+job's *own* workers; contention saturates it with someone else's work while the job
+runs few workers.
+"""
+
+from __future__ import annotations
+
+from agent.diagnosis.fmt import fmt
+from agent.diagnosis.model import Evidence
+from agent.diagnosis.signals import Finding, Signal, SpanView, best, gather, ramp
+
+
+def workers_per_core(v: SpanView) -> float | None:
+    total = v.lay.total_workers
+    return None if total is None else total / max(v.lay.cpus, 1)
+
+
+def _workers_evidence(v: SpanView, score: float, lo: float, rule: str) -> Signal:
+    total = v.lay.total_workers
+    if total is None or score <= 0.0:
+        return Signal(score)
+    return Signal(
+        score,
+        [
+            Evidence(
+                metric="loader.workers",
+                observed=float(total),
+                baseline=float(v.lay.cpus),
+                threshold=lo * v.lay.cpus,
+                rule=rule,
+                t_start=None,
+            )
+        ],
+    )
+
+
+def oversubscribed(v: SpanView) -> Signal:
+    wr = workers_per_core(v)
+    if wr is None:
+        return Signal.zero()
+    total = v.lay.total_workers or 0
+    return _workers_evidence(v, ramp(wr, 0.75, 2.0), 0.75, f"{total} loader workers for {v.lay.cpus} cores")
+
+
+def cpu_pressure(v: SpanView) -> tuple[Signal, Signal, Signal, Signal]:
+    """(CPU saturated, run-queue latency up, CPU pressure up, context switches up)."""
+    sat = v.absolute("cpu.util_pct", 80.0, 95.0, "host CPU busy share")
+    runq = best(
+        [v.up("sched.runq_lat_p99_us", (3.0, 15.0), (300.0, 3000.0), "host run-queue latency p99")]
+        + [
+            v.up(n, (3.0, 15.0), (300.0, 3000.0), f"run-queue latency p99 of {j}")
+            for j, n in v.job_names("sched.<job>.runq_lat_p99_us")
+        ]
+    )
+    psi = v.up("psi.cpu.some_avg10", (2.0, 6.0), (10.0, 40.0), "CPU pressure", prior=0.0)
+    ctx = v.up("sched.ctx_switches_per_s", (1.5, 4.0), None, "context switches")
+    return sat, runq, psi, ctx
+
+
+def dataloader_starvation(v: SpanView) -> Finding:
+    ex = v.data_wait_excess()
+    if ex is None:
+        return Finding.none_found("no trainer data-wait figures, so starvation cannot be shown")
+    data = v.data_side()
+    if data <= 0.0:
+        return Finding.none_found("the trainer did not wait for data")
+    wait = best(
+        v.up(n, (1.5, 3.0), (0.08, 0.25), f"data-wait share of {j}", prior=0.03)
+        for j, n in v.job_names("trainer.<job>.data_wait_frac")
+    )
+    cpu = v.level("cpu.util_pct") if v.frame.has("cpu.util_pct") else float("nan")
+    idle = ramp(cpu, 92.0, 70.0) if cpu == cpu else 0.5
+    wr = workers_per_core(v)
+    few = _workers_evidence(
+        v,
+        ramp(wr, 0.3, 0.05) if wr is not None else 0.0,
+        0.3,
+        f"{v.lay.total_workers} loader workers for {v.lay.cpus} cores",
+    )
+    few_score = few.score if wr is not None else 0.4
+    off = best(
+        v.up(n, (1.2, 1.8), (0.4, 0.7), f"main thread of {j} off-CPU", prior=0.3)
+        for j, n in v.job_names("sched.<job>.offcpu_frac")
+    )
+    score = data * (0.3 + 0.3 * few_score + 0.2 * idle + 0.2 * off.score)
+    return Finding(
+        score,
+        "the trainer waits for batches while the CPU has idle share: too few loader workers"
+        + (f" ({v.lay.total_workers} for {v.lay.cpus} cores)" if wr is not None else ""),
+        gather(wait, few, off),
+        target=_busiest_job(v),
+        weight=wait.weight,
+    )
+
+
+def loader_oversubscription(v: SpanView) -> Finding:
+    over = oversubscribed(v)
+    if over.score <= 0.0:
+        return Finding.none_found("loader workers do not outnumber the cores")
+    sat, runq, psi, ctx = cpu_pressure(v)
+    pressure = 0.35 * sat.score + 0.35 * runq.score + 0.15 * psi.score + 0.15 * ctx.score
+    score = over.score * (0.2 + 0.8 * pressure)
+    return Finding(
+        score,
+        f"{v.lay.total_workers} loader workers crowd {v.lay.cpus} cores and delay the trainer's own threads",
+        gather(over, runq, sat, psi, ctx),
+        target=_busiest_job(v),
+        weight=runq.weight if runq.score else 1.0,
+    )
+
+
+def cpu_contention(v: SpanView) -> Finding:
+    sat, runq, psi, ctx = cpu_pressure(v)
+    if max(runq.score, psi.score) <= 0.0:
+        # A busy CPU that still schedules the trainer promptly is not a cause.
+        return Finding.none_found("the CPU may be busy but run-queue latency and CPU pressure stayed normal")
+    rise = v.up("cpu.util_pct", (1.2, 1.8), (80.0, 95.0), "host CPU busy share")
+    over = oversubscribed(v)
+    score = 0.25 * sat.score + 0.3 * runq.score + 0.3 * psi.score + 0.15 * rise.score
+    score *= (
+        ramp(max(runq.score, psi.score), 0.1, 0.4) * (1.0 - 0.85 * over.score) * (0.4 + 0.6 * v.data_side())
+    )
+    return Finding(
+        score,
+        "other work takes the CPU: the run queue backs up and the trainer's loaders wait for cores",
+        gather(runq, psi, sat, rise, ctx),
+        weight=max(runq.weight, psi.weight),
+    )
+
+
+def numa_remote(v: SpanView) -> Finding:
+    remote = v.up(
+        "numa.remote_frac", (2.5, 6.0), (0.12, 0.35), "share of memory accesses to a remote node", prior=0.05
+    )
+    if remote.score <= 0.0:
+        return Finding.none_found("memory accesses stayed on the local NUMA node")
+    # On a single-node host a remote share is a measuring artefact more likely than a cause.
+    nodes = 1.0 if v.lay.numa_nodes >= 2 else 0.4
+    score = remote.score * nodes * (0.8 + 0.2 * max(v.data_side(), v.util_drop()))
+    x = v.level("numa.remote_frac")
+    return Finding(
+        score,
+        f"loaders or the trainer run far from their memory: {fmt(x * 100)}% of accesses go to a remote node",
+        gather(remote),
+        weight=remote.weight,
+    )
+
+
+def _busiest_job(v: SpanView) -> str | None:
+    jobs = v.job_names("trainer.<job>.data_wait_frac")
+    if not jobs:
+        return v.lay.jobs[0] if v.lay.jobs else None
+    return max(jobs, key=lambda jn: v.level(jn[1]) if v.level(jn[1]) == v.level(jn[1]) else -1.0)[0]

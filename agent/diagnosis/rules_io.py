@@ -1,0 +1,234 @@
+"""Rules for causes on the storage and page-cache path: slow device, readahead, writeback, reclaim.
+
+Look-alikes share a symptom (read latency up, trainer waiting for data) and differ in
+what came with it: a writeback burst brings a surge of dirty pages and writes first;
+readahead too small brings many small requests at normal latency; a slow device has
+normal request sizes, no write surge, and simply answers late; reclaim shows as direct
+reclaim and memory pressure, not as dirty pages.
+"""
+
+from __future__ import annotations
+
+from agent.diagnosis.baseline import median
+from agent.diagnosis.fmt import fmt
+from agent.diagnosis.model import Evidence
+from agent.diagnosis.signals import Finding, Signal, SpanView, best, gather, ramp
+
+# Dirty pages wait up to vm.dirty_expire_centisecs (30 s by default) before the flush,
+# so the pile-up that causes a stall can start well before the stall.
+WRITEBACK_LEAD_S = 60.0
+
+
+def writeback_surge(v: SpanView) -> tuple[Signal, Signal]:
+    """(dirty or under-writeback pile-up, write burst on a device)."""
+    dirty = v.up(
+        "mem.dirty_mib", (3.0, 10.0), (400.0, 1500.0), "dirty page cache", q=0.9, lead_s=WRITEBACK_LEAD_S
+    )
+    wb = v.up(
+        "mem.writeback_mib",
+        (5.0, 30.0),
+        (100.0, 800.0),
+        "page cache under writeback",
+        q=0.9,
+        lead_s=WRITEBACK_LEAD_S,
+    )
+    writes = best(
+        v.up(name, (5.0, 30.0), (20e3, 200e3), f"writes to {dev}", q=0.9, lead_s=WRITEBACK_LEAD_S)
+        for dev, name in v.dev_names("io.<dev>.write_kbps")
+    )
+    return best([dirty, wb]), writes
+
+
+def small_requests(v: SpanView, dev: str) -> Signal:
+    """Requests got small (or are small, with a small readahead knob to explain it)."""
+    name = f"io.{dev}.avg_req_kb"
+    if not v.frame.has(name):
+        return Signal.zero()
+    absolute = v.absolute(name, 128.0, 32.0, f"mean request size on {dev}")
+    ra = v.knob(f"block.read_ahead_kb@{dev}")
+    knob_small = ramp(ra, 512.0, 64.0) if ra is not None else 0.0
+    # Requests as large as the readahead window, and no larger: readahead sets their size.
+    x = v.level(name)
+    capped = knob_small if ra is not None and 0.6 * ra <= x <= 1.1 * ra else 0.0
+    explained = Signal(
+        max(absolute.score * knob_small, 0.8 * capped),
+        absolute.evidence
+        or [
+            Evidence(
+                metric=name,
+                observed=x,
+                baseline=None,
+                threshold=ra,
+                t_start=v.span.t_start,
+                rule=f"mean request size on {dev}: {fmt(x)} KB, capped by read_ahead_kb {fmt(ra or 0.0)}",
+            )
+        ],
+    )
+    if v.chronic:
+        return best([absolute, explained])
+    rel = v.down(name, (0.6, 0.2), (192.0, 48.0), f"mean request size on {dev}")
+    return best([rel, explained])
+
+
+def storage_latency(v: SpanView) -> Finding:
+    dirty, writes = writeback_surge(v)
+    surge = max(dirty.score, writes.score)
+    psi = v.up("psi.io.some_avg10", (3.0, 10.0), (5.0, 30.0), "I/O pressure", prior=1.0)
+    found = Finding.none_found("no block device answered slower than its healthy past")
+    for dev, p99name in v.dev_names("io.<dev>.lat_p99_us"):
+        p99 = v.up(p99name, (2.5, 8.0), (1000.0, 5000.0), f"p99 read latency on {dev}")
+        p50 = v.up(f"io.{dev}.lat_p50_us", (2.0, 6.0), (300.0, 2000.0), f"p50 latency on {dev}")
+        lat = max(p99.score, p50.score)
+        if lat <= 0.0:
+            continue
+        small = small_requests(v, dev).score
+        score = 0.4 * p99.score + 0.3 * p50.score + 0.15 * psi.score + 0.15 * v.data_side()
+        score *= ramp(lat, 0.1, 0.4) * (1.0 - 0.8 * small) * (1.0 - 0.85 * surge)
+        if score > found.score:
+            x = v.level(p99name)
+            found = Finding(
+                score,
+                f"block device {dev} became slow: p99 latency {fmt(x)} µs at normal request sizes, "
+                f"with no write burst to explain it",
+                gather(p99, p50, psi),
+                target=dev,
+                weight=max(p99.weight, p50.weight),
+            )
+    return found
+
+
+def readahead_mismatch(v: SpanView) -> Finding:
+    found = Finding.none_found("request sizes and read volume look normal for the readahead setting")
+    data = v.data_side()
+    for dev, req_name in v.dev_names("io.<dev>.avg_req_kb"):
+        ra = v.knob(f"block.read_ahead_kb@{dev}")
+        small = small_requests(v, dev)
+        iops = v.up(f"io.{dev}.read_iops", (1.5, 4.0), None, f"read requests on {dev}")
+        knob_small = ramp(ra, 512.0, 64.0) if ra is not None else 0.3
+        # Many small requests only cost work when the device is what the trainer waits on.
+        stress = best(
+            [
+                v.up("psi.io.some_avg10", (2.0, 6.0), (3.0, 15.0), "I/O pressure", prior=1.0),
+                v.up(f"io.{dev}.lat_p99_us", (1.3, 3.0), None, f"p99 read latency on {dev}"),
+            ]
+        )
+        small_score = small.score * (
+            0.35 + 0.2 * knob_small + 0.15 * iops.score + 0.15 * stress.score + 0.15 * data
+        )
+        # Too large for random reads: far more bytes read than the trainer consumes.
+        waste = Signal.zero()
+        for job, sp in v.job_names("trainer.<job>.samples_per_s"):
+            rk = f"io.{dev}.read_kbps"
+            if v.frame.has(rk):
+                waste = best([waste, _bytes_per_sample(v, rk, sp, dev, job)])
+        big = v.absolute(req_name, 512.0, 2048.0, f"mean request size on {dev}")
+        knob_big = ramp(ra, 1024.0, 8192.0) if ra is not None else 0.3
+        miss = v.up("mem.pagecache_miss_per_s", (1.5, 4.0), None, "page cache misses")
+        lead = max(waste.score, big.score * knob_big)
+        large_score = (0.45 * waste.score + 0.2 * big.score + 0.15 * miss.score + 0.2 * data) * ramp(
+            lead, 0.15, 0.5
+        )
+        x = v.level(req_name)
+        if small_score >= large_score and small_score > found.score:
+            found = Finding(
+                small_score,
+                f"readahead on {dev} is too small for sequential shards: requests average {fmt(x)} KB"
+                + (f" with read_ahead_kb {fmt(ra)}" if ra is not None else ""),
+                gather(small, iops, stress),
+                target=dev,
+                weight=small.weight,
+            )
+        elif large_score > small_score and large_score > found.score:
+            found = Finding(
+                large_score,
+                f"readahead on {dev} is too large for random reads: far more bytes read than samples trained"
+                + (f" (read_ahead_kb {fmt(ra)})" if ra is not None else ""),
+                gather(waste, big, miss),
+                target=dev,
+                weight=waste.weight,
+            )
+    return found
+
+
+def _bytes_per_sample(v: SpanView, read_kbps: str, samples: str, dev: str, job: str) -> Signal:
+    """Read volume per trained sample rose: readahead fetches data nobody uses."""
+    if v.chronic:
+        return Signal.zero()
+    rs = v.frame.at(read_kbps, v.span.idx)
+    ss = v.frame.at(samples, v.span.idx)
+    rb = v.frame.at(read_kbps, v.lost.ref_idx)
+    sb = v.frame.at(samples, v.lost.ref_idx)
+    if not (rs and ss and rb and sb):
+        return Signal.zero()
+    per_now = median(rs) / max(median(ss), 1e-9)
+    per_base = median(rb) / max(median(sb), 1e-9)
+    if per_base <= 0:
+        return Signal.zero()
+    # Reading more per sample only wastes anything when the device read more in total.
+    score = min(ramp(per_now / per_base, 1.8, 4.0), ramp(median(rs) / max(median(rb), 1e-9), 1.3, 2.0))
+    if score <= 0:
+        return Signal.zero()
+    ev = Evidence(
+        metric=read_kbps,
+        observed=median(rs),
+        baseline=median(rb),
+        threshold=median(rb) * 1.3,
+        rule=f"KB read from {dev} per sample of {job} rose from {fmt(per_base)} to {fmt(per_now)}",
+        t_start=v.span.t_start,
+    )
+    return Signal(score, [ev])
+
+
+def writeback_burst(v: SpanView) -> Finding:
+    dirty, writes = writeback_surge(v)
+    throttle = v.up(
+        "mem.dirty_throttle_ms_per_s",
+        (5.0, 20.0),
+        (5.0, 100.0),
+        "writers paused for dirty pages",
+        q=0.9,
+        prior=0.0,
+    )
+    lat = best(
+        v.up(name, (2.5, 8.0), (500.0, 3000.0), f"p99 read latency on {dev}")
+        for dev, name in v.dev_names("io.<dev>.lat_p99_us")
+    )
+    surge = dirty.score
+    score = (0.4 * surge + 0.15 * writes.score + 0.25 * throttle.score + 0.2 * lat.score) * ramp(
+        surge, 0.1, 0.4
+    )
+    if score <= 0.0:
+        return Finding.none_found("no surge of dirty pages overlapped the lost work")
+    x = v.level("mem.dirty_mib", 0.9, WRITEBACK_LEAD_S)
+    return Finding(
+        score,
+        f"a flood of dirty pages (up to {fmt(x)} MiB) was flushed at once and stalled reads and writers",
+        gather(dirty, lat, throttle, writes),
+        weight=dirty.weight,
+    )
+
+
+def memory_reclaim(v: SpanView) -> Finding:
+    direct = v.up(
+        "mem.direct_reclaim_ms_per_s", (3.0, 10.0), (5.0, 50.0), "time in direct reclaim", prior=0.0
+    )
+    psi = v.up("psi.mem.some_avg10", (2.0, 5.0), (3.0, 20.0), "memory pressure", prior=0.0)
+    kswapd = v.up("mem.kswapd_wakeups_per_s", (5.0, 50.0), (2.0, 20.0), "kswapd wake-ups")
+    avail = v.down("mem.available_mib", (0.6, 0.2), None, "available memory")
+    refault = v.up("mem.pagecache_miss_per_s", (1.5, 4.0), None, "page cache misses")
+    core = max(direct.score, psi.score)
+    score = (
+        0.4 * direct.score + 0.25 * psi.score + 0.15 * kswapd.score + 0.1 * avail.score + 0.1 * refault.score
+    )
+    score *= ramp(core, 0.1, 0.4)
+    if score <= 0.0:
+        return Finding.none_found("no direct reclaim or memory pressure overlapped the lost work")
+    x = v.level("mem.direct_reclaim_ms_per_s") if v.frame.has("mem.direct_reclaim_ms_per_s") else float("nan")
+    words = (
+        f"tasks stalled in memory reclaim ({fmt(x)} ms/s of direct reclaim)"
+        if x == x
+        else ("tasks stalled under memory pressure")
+    )
+    return Finding(
+        score, words, gather(direct, psi, kswapd, avail, refault), weight=max(direct.weight, psi.weight)
+    )

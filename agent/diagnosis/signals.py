@@ -1,0 +1,282 @@
+"""Signals measured inside one lost-work span against the healthy past, each with its evidence.
+
+A signal is a score in 0..1 ("how clearly does this metric say so") and the Evidence
+that backs it. A rise counts only when it clears a ratio over the baseline *and* an
+absolute floor, so a metric that triples from almost nothing says nothing. Without a
+healthy stretch (a fault present for the whole window) only the absolute floor can
+speak; `prior` then stands in for the baseline shown to the user.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from agent.diagnosis.baseline import Baseline, Frame, baseline, quantile
+from agent.diagnosis.correlate import onset, timing_weight
+from agent.diagnosis.fmt import fmt
+from agent.diagnosis.layout import Layout
+from agent.diagnosis.lostwork import NORMAL_DATA_WAIT, LostWork, Span
+from agent.diagnosis.model import Evidence
+from agent.report import HealthReport
+
+EPS = 1e-9
+
+
+def ramp(x: float, lo: float, hi: float) -> float:
+    """0 at `lo`, 1 at `hi`, linear between; works in either direction."""
+    if x != x:
+        return 0.0
+    if lo == hi:
+        return 1.0 if x >= hi else 0.0
+    f = (x - lo) / (hi - lo)
+    return 0.0 if f < 0.0 else 1.0 if f > 1.0 else f
+
+
+@dataclass
+class Signal:
+    score: float
+    evidence: list[Evidence] = field(default_factory=list)
+    weight: float = 1.0  # timing weight of the anomaly against the span
+
+    @staticmethod
+    def zero() -> Signal:
+        return Signal(0.0)
+
+
+def best(signals: Iterable[Signal]) -> Signal:
+    out = Signal.zero()
+    for s in signals:
+        if s.score > out.score:
+            out = s
+    return out
+
+
+@dataclass
+class SpanView:
+    """One span's figures; `ref` empty means no healthy stretch exists."""
+
+    frame: Frame
+    lay: Layout
+    report: HealthReport
+    lost: LostWork
+    span: Span
+    interval_s: float
+    _base_cache: dict[str, Baseline | None] = field(default_factory=dict)
+
+    @property
+    def chronic(self) -> bool:
+        return not self.lost.ref_idx
+
+    def lead_samples(self, seconds: float) -> int:
+        return round(seconds / self.interval_s) if self.interval_s > 0 else 0
+
+    def level(self, name: str, q: float = 0.5, lead_s: float = 0.0) -> float:
+        """Quantile of the metric over the span, optionally reaching back `lead_s` seconds."""
+        lo = max(0, self.span.i0 - self.lead_samples(lead_s))
+        return quantile(self.frame.at(name, range(lo, self.span.i1)), q)
+
+    def base(self, name: str) -> Baseline | None:
+        if name not in self._base_cache:
+            self._base_cache[name] = (
+                baseline(self.frame.at(name, self.lost.ref_idx)) if not self.chronic else None
+            )
+        return self._base_cache[name]
+
+    def knob(self, key: str) -> float | None:
+        v = self.report.knobs.get(key)
+        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+    def _evidence(
+        self, name: str, observed: float, base: float | None, threshold: float, rule: str, t0: float | None
+    ) -> Evidence:
+        return Evidence(
+            metric=name, observed=observed, baseline=base, threshold=threshold, rule=rule, t_start=t0
+        )
+
+    def up(
+        self,
+        name: str,
+        ratio: tuple[float, float],
+        floor: tuple[float, float] | None,
+        rule: str,
+        *,
+        q: float = 0.5,
+        lead_s: float = 0.0,
+        prior: float | None = None,
+    ) -> Signal:
+        """The metric rose: at least `ratio` times its baseline and above `floor`."""
+        if not self.frame.has(name):
+            return Signal.zero()
+        x = self.level(name, q, lead_s)
+        if x != x:
+            return Signal.zero()
+        b = self.base(name)
+        floor_score = ramp(x, floor[0], floor[1]) if floor is not None else 1.0
+        floor_lo = floor[0] if floor is not None else 0.0
+        if b is not None:
+            ratio_score = ramp(x / max(b.median, EPS), ratio[0], ratio[1]) if b.median > EPS else 1.0
+            # A rise inside the baseline's own noise is no rise, however large the ratio.
+            noise_ok = 1.0 if b.z(x) >= 4.0 else 0.0
+            score = min(floor_score, ratio_score, noise_ok)
+            shown: float | None = b.median
+            threshold = max(floor_lo, b.median * ratio[0])
+        else:
+            # Without a healthy past, a metric with no absolute floor cannot be judged.
+            score = floor_score if floor is not None else 0.0
+            shown = prior
+            threshold = floor_lo
+        if score <= 0.0:
+            return Signal(0.0)
+        t0 = onset(self.frame, name, self.span, threshold, lead=self.lead_samples(lead_s) + 2)
+        words = f"{rule}: rose to {_fmt_rule(x)} (threshold {_fmt_rule(threshold)})"
+        return Signal(
+            score,
+            [self._evidence(name, x, shown, threshold, words, t0)],
+            timing_weight(t0, self.span, self.interval_s),
+        )
+
+    def down(
+        self,
+        name: str,
+        ratio: tuple[float, float],
+        ceiling: tuple[float, float] | None,
+        rule: str,
+        *,
+        q: float = 0.5,
+        prior: float | None = None,
+    ) -> Signal:
+        """The metric fell: below `ratio` of its baseline and under `ceiling` (ceiling[0] > ceiling[1])."""
+        if not self.frame.has(name):
+            return Signal.zero()
+        x = self.level(name, q)
+        if x != x:
+            return Signal.zero()
+        b = self.base(name)
+        ceil_score = ramp(x, ceiling[0], ceiling[1]) if ceiling is not None else 1.0
+        ceil_hi = ceiling[0] if ceiling is not None else math.inf
+        if b is not None:
+            ratio_score = ramp(x / max(b.median, EPS), ratio[0], ratio[1]) if b.median > EPS else 0.0
+            noise_ok = 1.0 if b.z(x) <= -4.0 else 0.0
+            score = min(ceil_score, ratio_score, noise_ok)
+            shown: float | None = b.median
+            threshold = min(ceil_hi, b.median * ratio[0])
+        else:
+            score = ceil_score if ceiling is not None else 0.0
+            shown = prior
+            threshold = ceil_hi
+        if score <= 0.0:
+            return Signal(0.0)
+        t0 = onset(self.frame, name, self.span, threshold, rising=False, lead=2)
+        words = f"{rule}: fell to {_fmt_rule(x)} (threshold {_fmt_rule(threshold)})"
+        return Signal(
+            score,
+            [self._evidence(name, x, shown, threshold, words, t0)],
+            timing_weight(t0, self.span, self.interval_s),
+        )
+
+    def absolute(
+        self, name: str, lo: float, hi: float, rule: str, *, q: float = 0.5, prior: float | None = None
+    ) -> Signal:
+        """The metric's level alone, 0 at `lo` and 1 at `hi` (either direction)."""
+        if not self.frame.has(name):
+            return Signal.zero()
+        x = self.level(name, q)
+        score = ramp(x, lo, hi)
+        if score <= 0.0:
+            return Signal(0.0)
+        b = self.base(name)
+        shown = b.median if b is not None else prior
+        side = "at or above" if hi >= lo else "at or below"
+        words = f"{rule}: {_fmt_rule(x)}, {side} {_fmt_rule(lo)}"
+        return Signal(score, [self._evidence(name, x, shown, lo, words, self.span.t_start)])
+
+    # -- span-wide figures every rule needs ---------------------------------------------
+
+    def data_wait_excess(self) -> float | None:
+        """How far the trainer's data-wait share rose over normal; None without trainer data."""
+        out: float | None = None
+        for job in self.lay.jobs:
+            name = f"trainer.{job}.data_wait_frac"
+            if not self.frame.has(name):
+                continue
+            x = self.level(name)
+            b = self.base(name)
+            ref = max(b.median if b is not None else 0.0, NORMAL_DATA_WAIT)
+            ex = x - ref
+            out = ex if out is None else max(out, ex)
+        return out
+
+    def data_side(self) -> float:
+        """0..1: the lost work is the trainer waiting for input. 0.5 when that is unknown."""
+        ex = self.data_wait_excess()
+        return 0.5 if ex is None else ramp(ex, 0.04, 0.15)
+
+    def compute_side(self) -> float:
+        """0..1: the GPUs lost work while the input was ready (data wait stayed low)."""
+        ex = self.data_wait_excess()
+        return 0.5 if ex is None else ramp(ex, 0.12, 0.04)
+
+    def util_drop(self) -> float:
+        """Relative fall of mean GPU utilization in the span, against the healthy past or a busy GPU."""
+        names = [f"gpu.{g}.util_pct" for g in self.lay.gpus if self.frame.has(f"gpu.{g}.util_pct")]
+        if not names:
+            return 0.0
+        drops = []
+        for n in names:
+            x = self.level(n)
+            b = self.base(n)
+            ref = b.median if b is not None else 90.0
+            drops.append((ref - x) / ref if ref > 0 else 0.0)
+        return max(0.0, sum(drops) / len(drops))
+
+    def dev_names(self, template: str) -> list[tuple[str, str]]:
+        return [
+            (d, template.replace("<dev>", d))
+            for d in self.lay.devs
+            if self.frame.has(template.replace("<dev>", d))
+        ]
+
+    def job_names(self, template: str) -> list[tuple[str, str]]:
+        return [
+            (j, template.replace("<job>", j))
+            for j in self.lay.jobs
+            if self.frame.has(template.replace("<job>", j))
+        ]
+
+    def gpu_names(self, template: str) -> list[tuple[int, str]]:
+        return [
+            (g, template.replace("<i>", str(g)))
+            for g in self.lay.gpus
+            if self.frame.has(template.replace("<i>", str(g)))
+        ]
+
+
+def _fmt_rule(v: float) -> str:
+    """Numbers inside rule text: as the answer shows them, so grounding can trace them."""
+    return fmt(v)
+
+
+@dataclass
+class Finding:
+    """One category's verdict on one span, before ranking."""
+
+    score: float
+    summary: str
+    evidence: list[Evidence] = field(default_factory=list)
+    target: str | None = None
+    weight: float = 1.0  # timing weight of its leading signal
+
+    @staticmethod
+    def none_found(summary: str) -> Finding:
+        return Finding(0.0, summary)
+
+
+def gather(*signals: Signal) -> list[Evidence]:
+    """Evidence of every signal that said something, strongest first."""
+    out: list[Evidence] = []
+    for s in sorted(signals, key=lambda s: -s.score):
+        if s.score > 0.0:
+            out.extend(s.evidence)
+    return out
