@@ -1,0 +1,214 @@
+"""TrainerSource: the socket, pooling of ranks, and what it does with bad peers."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.hook.counters import Counters
+from agent.sources.base import Source
+from agent.sources.trainer import TrainerSource
+from agent.sources.trainer_control import TrainerControl
+from primitives.channels import TrainerChannel
+from tests.hook_helpers import wait_for
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Iterator[TrainerSource]:
+    src = TrainerSource(str(tmp_path))
+    assert src.start().live
+    yield src
+    src.close()
+
+
+class Peer:
+    """A hand-driven hook: raw JSON lines over the agent's socket."""
+
+    def __init__(self, path: str) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.sock.settimeout(2.0)
+        self.buf = b""
+
+    def send(self, **msg: Any) -> None:
+        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+
+    def hello(self, job: str, pid: int, rank: int | None, **extra: Any) -> None:
+        caps = {"loader.workers": {"settable": True}, "loader.cpu_affinity": {"settable": rank != 1}}
+        self.send(
+            type="hello",
+            v=1,
+            job=job,
+            pid=pid,
+            rank=rank,
+            knobs={"loader.workers": 4},
+            capabilities=caps,
+            workers=[pid + 100],
+            **extra,
+        )
+
+    def recv(self) -> dict[str, Any]:
+        while b"\n" not in self.buf:
+            self.buf += self.sock.recv(4096)
+        line, self.buf = self.buf.split(b"\n", 1)
+        msg: dict[str, Any] = json.loads(line)
+        return msg
+
+
+def metrics(**kw: Any) -> dict[str, Any]:
+    base = {
+        "type": "metrics",
+        "interval_s": 1.0,
+        "steps": 0,
+        "step_s": 0.0,
+        "wait_s": 0.0,
+        "active_s": 0.0,
+        "samples": None,
+    }
+    base.update(kw)
+    return base
+
+
+def test_protocols(agent: TrainerSource) -> None:
+    assert isinstance(agent, Source) and agent.name == "trainer"
+    assert isinstance(TrainerControl(agent), TrainerChannel)
+
+
+def test_socket_mode_and_default_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IDLETUNE_STATE_DIR", str(tmp_path / "new" / "dir"))
+    src = TrainerSource()
+    assert src.start().live
+    try:
+        st = os.stat(src.path)
+        assert src.path == str(tmp_path / "new" / "dir" / "trainer.sock")
+        assert stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o660
+    finally:
+        src.close()
+    assert not os.path.exists(src.path)
+
+
+def test_stale_socket_is_replaced_and_a_live_agent_is_not(tmp_path: Path) -> None:
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(tmp_path / "trainer.sock"))
+    stale.close()  # what a SIGKILLed agent leaves behind
+    first = TrainerSource(str(tmp_path))
+    assert first.start().live
+    second = TrainerSource(str(tmp_path))
+    st = second.start()
+    assert not st.live and "another idletune agent" in st.reason
+    second.close()
+    assert os.path.exists(first.path)  # the refused agent did not remove the live one's socket
+    first.close()
+
+
+def test_unusable_state_dir_is_not_live(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    st = TrainerSource(str(tmp_path / "file")).start()
+    assert not st.live and "cannot listen" in st.reason
+
+
+def test_ranks_of_one_job_pool(agent: TrainerSource) -> None:
+    r0, r1 = Peer(agent.path), Peer(agent.path)
+    r0.hello("LLaMA 7B.pretrain", 1000, 0)
+    r1.hello("LLaMA 7B.pretrain", 1001, 1)
+    r1.send(**metrics(steps=10, step_s=2.0, wait_s=1.0, active_s=2.0, samples=80, interval_s=2.0))
+    r0.send(**metrics(steps=10, step_s=1.0, wait_s=0.0, active_s=1.0, samples=80, interval_s=1.0))
+    job = "llama-7b-pretrain"
+    assert wait_for(
+        lambda: (
+            len(agent.jobs()) == 1 and agent._pools.get(job) is not None and len(agent._pools[job].rates) == 2
+        )
+    )
+    m = agent.collect()
+    assert m == {
+        f"trainer.{job}.step_time_ms": pytest.approx(150.0),
+        f"trainer.{job}.data_wait_frac": pytest.approx(1.0 / 3.0),
+        f"trainer.{job}.samples_per_s": pytest.approx(80.0 + 40.0),
+    }
+    assert agent.collect() == {}  # each interval once
+    (j,) = agent.jobs()
+    assert j.name == job and j.pids == [1000, 1001] and j.workers == [1100, 1101]
+    control = TrainerControl(agent)
+    assert control.capabilities(job) == {"loader.workers"}  # only what every rank can do
+    assert control.get(job, "loader.workers") == 4
+    with pytest.raises(LookupError):
+        control.get(job, "loader.prefetch_factor")
+    with pytest.raises(LookupError):
+        control.get("nope", "loader.workers")
+
+
+def test_control_goes_to_every_rank_and_one_refusal_refuses(agent: TrainerSource) -> None:
+    r0, r1 = Peer(agent.path), Peer(agent.path)
+    r0.hello("j", 1000, 0)
+    r1.hello("j", 1001, 1)
+    control = TrainerControl(agent, timeout_s=3.0)
+    assert wait_for(lambda: len(agent.peers("j")) == 2 and all(p.job for p in agent.peers("j")))
+
+    import threading
+
+    result: list[Any] = []
+    t = threading.Thread(target=lambda: result.append(control.set("j", "loader.workers", 6)))
+    t.start()
+    a, b = r0.recv(), r1.recv()
+    assert a["type"] == b["type"] == "set" and a["id"] == b["id"] and a["value"] == 6
+    r0.send(type="ack", id=a["id"], key="loader.workers", ok=True, value=6, pending=False, reason="")
+    r1.send(type="ack", id=b["id"], key="loader.workers", ok=False, value=4, pending=False, reason="no")
+    t.join(5)
+    (ack,) = result
+    assert not ack.ok and ack.reason.startswith("no") and "1 of 2 ranks refused" in ack.reason
+    assert wait_for(lambda: control.get("j", "loader.workers") == 6)  # rank 0 did change
+
+
+def test_silent_hook_times_out_and_a_gone_one_is_refused(agent: TrainerSource) -> None:
+    p = Peer(agent.path)
+    p.hello("j", 1000, None)
+    control = TrainerControl(agent, timeout_s=0.3)
+    assert wait_for(lambda: control.jobs() == ["j"])
+    ack = control.set("j", "loader.workers", 6)
+    assert not ack.ok and "did not answer" in ack.reason
+    p.sock.close()
+    assert wait_for(lambda: control.jobs() == [])
+    ack = control.set("j", "loader.workers", 6)
+    assert not ack.ok and "no trainer hook" in ack.reason
+
+
+def test_bad_peers_lose_their_connection_only(agent: TrainerSource) -> None:
+    good = Peer(agent.path)
+    good.hello("good", 1, None)
+    old = Peer(agent.path)
+    old.send(type="hello", v=99, job="future", pid=2)
+    junk = Peer(agent.path)
+    junk.sock.sendall(b"not json\n[1,2]\n")
+    junk.hello("junk", 3, None)
+    flood = Peer(agent.path)
+    flood.sock.sendall(b"x" * 70_000)
+    assert wait_for(lambda: [j.name for j in agent.jobs()] == ["good", "junk"])
+    assert old.sock.recv(10) == b""  # dropped
+    good.send(**metrics(steps=2, step_s=0.5, active_s=0.5, wait_s=0.1))
+    assert wait_for(lambda: "trainer.good.step_time_ms" in agent.collect())
+
+
+def test_counters_split_a_stall_across_intervals() -> None:
+    c = Counters()
+    c.batch_size = 8
+    c.snapshot(0.0)
+    c.epoch_start(0.0)
+    c.wait_begin(0.0)
+    first = c.snapshot(1.0)  # still waiting for the first batch
+    assert (first.wait_s, first.active_s, first.steps) == (1.0, 1.0, 0)
+    c.wait_end(1.5, step=True)
+    c.wait_begin(1.6)
+    c.wait_end(1.7, step=True)
+    second = c.snapshot(2.0)
+    assert second.wait_s == pytest.approx(0.6) and second.active_s == pytest.approx(1.0)
+    assert second.steps == 2 and second.step_s == pytest.approx(1.7) and second.samples == 16
+    c.epoch_end(2.5)
+    third = c.snapshot(3.0)
+    assert third.active_s == pytest.approx(0.5) and third.interval_s == pytest.approx(1.0)
