@@ -9,6 +9,7 @@ import typer
 
 COMMAND_MODULES: tuple[str, ...] = (
     "agent.cli.report",
+    "agent.cli.why",
 )
 
 app = typer.Typer(

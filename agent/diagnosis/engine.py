@@ -88,11 +88,40 @@ def _score_spans(views: list[SpanView]) -> dict[Category, Finding]:
     for v, mass in zip(views, masses, strict=True):
         # A small side episode should not outrank the episode that lost most of the work.
         span_weight = 0.6 + 0.4 * mass / top
+        symptoms = _symptom_evidence(v)
         for cat, rule in RULES.items():
             f = rule(v)
             f.score = min(1.0, f.score * f.weight * span_weight)
+            if f.score > 0:
+                cited = {e.metric for e in f.evidence}
+                f.evidence += [e for e in symptoms if e.metric not in cited]
             if cat not in out or f.score > out[cat].score:
                 out[cat] = f
+    return out
+
+
+def _symptom_evidence(v: SpanView) -> list[Evidence]:
+    """The lost work itself, so every explanation cites what the GPUs and trainer showed."""
+    out: list[Evidence] = []
+    if not v.lost.ref_idx and v.span.severity == 0.0:
+        return out
+    for k in v.lost.kpis:
+        if not any(k.flagged[i] for i in v.span.idx):
+            continue
+        x = v.level(k.metric)
+        if x != x:
+            continue
+        b = v.base(k.metric)
+        out.append(
+            Evidence(
+                metric=k.metric,
+                observed=x,
+                baseline=b.median if b is not None else None,
+                threshold=None,
+                rule=f"lost work: {k.label} during the span",
+                t_start=v.span.t_start,
+            )
+        )
     return out
 
 
@@ -114,7 +143,7 @@ def _kpi_evidence(lost: LostWork, frame: Frame) -> list[Evidence]:
                 metric=k.metric,
                 observed=mean,
                 baseline=None,
-                threshold=k.healthy,
+                threshold=None,
                 rule=f"{k.label} over the window: no span of lost work",
                 t_start=None,
             )

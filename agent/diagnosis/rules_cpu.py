@@ -90,8 +90,12 @@ def dataloader_starvation(v: SpanView) -> Finding:
     score = data * (0.3 + 0.3 * few_score + 0.2 * idle + 0.2 * off.score)
     return Finding(
         score,
-        "the trainer waits for batches while the CPU has idle share: too few loader workers"
-        + (f" ({v.lay.total_workers} for {v.lay.cpus} cores)" if wr is not None else ""),
+        "the trainer waits for batches while the CPU has idle share: "
+        + (
+            f"too few loader workers ({v.lay.total_workers} for {v.lay.cpus} cores)"
+            if few.score >= 0.5
+            else "the loader workers cannot prepare batches fast enough"
+        ),
         gather(wait, few, off),
         target=_busiest_job(v),
         weight=wait.weight,

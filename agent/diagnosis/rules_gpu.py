@@ -69,7 +69,7 @@ def _bits_signal(v: SpanView, gpu: int, frac: float, what: str) -> Signal:
         observed=float(int(max(v.frame.at(name, v.span.idx)))),
         baseline=float(int(max(base))) if base else None,
         threshold=None,
-        rule=f"{what} reason bits set in {fmt(frac * 100)}% of samples",
+        rule=f"{what} reason bits set during the lost work",
         t_start=v.span.t_start,
     )
     return Signal(ramp(frac, 0.1, 0.6), [ev])
@@ -102,7 +102,7 @@ def _power_near_limit(v: SpanView, gpu: int) -> Signal:
     if not (v.frame.has(pw) and v.frame.has(lim)):
         return Signal.zero()
     limit = v.level(lim)
-    return v.absolute(pw, 0.85 * limit, 0.97 * limit, f"power of GPU {gpu} against its {fmt(limit)} W limit")
+    return v.absolute(pw, 0.85 * limit, 0.97 * limit, f"power of GPU {gpu} against its limit")
 
 
 def gpu_power_throttle(v: SpanView) -> Finding:
@@ -156,7 +156,7 @@ def pcie_bottleneck(v: SpanView) -> Finding:
     drop = ramp(v.util_drop(), 0.05, 0.3)
     for g, rx in v.gpu_names("gpu.<i>.pcie_rx_kbps"):
         near = v.absolute(
-            rx, 0.45 * cap, 0.8 * cap, f"PCIe traffic into GPU {g} against a link of {fmt(cap)} KB/s"
+            rx, 0.45 * cap, 0.8 * cap, f"PCIe traffic into GPU {g} against the usable capacity of its link"
         )
         rise = v.up(rx, (2.0, 5.0), (0.2 * cap, 0.4 * cap), f"PCIe traffic into GPU {g}")
         lead = max(near.score, rise.score)

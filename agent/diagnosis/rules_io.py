@@ -19,8 +19,8 @@ from agent.diagnosis.signals import Finding, Signal, SpanView, best, gather, ram
 WRITEBACK_LEAD_S = 60.0
 
 
-def writeback_surge(v: SpanView) -> tuple[Signal, Signal]:
-    """(dirty or under-writeback pile-up, write burst on a device)."""
+def writeback_surge(v: SpanView) -> tuple[Signal, Signal, Signal]:
+    """(dirty pile-up, page cache under writeback, write burst on a device)."""
     dirty = v.up(
         "mem.dirty_mib", (3.0, 10.0), (400.0, 1500.0), "dirty page cache", q=0.9, lead_s=WRITEBACK_LEAD_S
     )
@@ -36,7 +36,7 @@ def writeback_surge(v: SpanView) -> tuple[Signal, Signal]:
         v.up(name, (5.0, 30.0), (20e3, 200e3), f"writes to {dev}", q=0.9, lead_s=WRITEBACK_LEAD_S)
         for dev, name in v.dev_names("io.<dev>.write_kbps")
     )
-    return best([dirty, wb]), writes
+    return dirty, wb, writes
 
 
 def small_requests(v: SpanView, dev: str) -> Signal:
@@ -71,8 +71,8 @@ def small_requests(v: SpanView, dev: str) -> Signal:
 
 
 def storage_latency(v: SpanView) -> Finding:
-    dirty, writes = writeback_surge(v)
-    surge = max(dirty.score, writes.score)
+    dirty, wb, writes = writeback_surge(v)
+    surge = max(dirty.score, wb.score, writes.score)
     psi = v.up("psi.io.some_avg10", (3.0, 10.0), (5.0, 30.0), "I/O pressure", prior=1.0)
     found = Finding.none_found("no block device answered slower than its healthy past")
     for dev, p99name in v.dev_names("io.<dev>.lat_p99_us"):
@@ -85,11 +85,11 @@ def storage_latency(v: SpanView) -> Finding:
         score = 0.4 * p99.score + 0.3 * p50.score + 0.15 * psi.score + 0.15 * v.data_side()
         score *= ramp(lat, 0.1, 0.4) * (1.0 - 0.8 * small) * (1.0 - 0.85 * surge)
         if score > found.score:
-            x = v.level(p99name)
+            shown = f"p99 latency {fmt(v.level(p99name))} µs" if p99.score > 0 else "latency up"
+            burst = "though a write burst came with it" if surge > 0.3 else "with no write burst"
             found = Finding(
                 score,
-                f"block device {dev} became slow: p99 latency {fmt(x)} µs at normal request sizes, "
-                f"with no write burst to explain it",
+                f"block device {dev} became slow ({shown}) at normal request sizes, {burst}",
                 gather(p99, p50, psi),
                 target=dev,
                 weight=max(p99.weight, p50.weight),
@@ -173,14 +173,14 @@ def _bytes_per_sample(v: SpanView, read_kbps: str, samples: str, dev: str, job: 
         observed=median(rs),
         baseline=median(rb),
         threshold=median(rb) * 1.3,
-        rule=f"KB read from {dev} per sample of {job} rose from {fmt(per_base)} to {fmt(per_now)}",
+        rule=f"KB read from {dev} per trained sample of {job} rose: readahead fetches unused data",
         t_start=v.span.t_start,
     )
     return Signal(score, [ev])
 
 
 def writeback_burst(v: SpanView) -> Finding:
-    dirty, writes = writeback_surge(v)
+    dirty, wb, writes = writeback_surge(v)
     throttle = v.up(
         "mem.dirty_throttle_ms_per_s",
         (5.0, 20.0),
@@ -193,17 +193,18 @@ def writeback_burst(v: SpanView) -> Finding:
         v.up(name, (2.5, 8.0), (500.0, 3000.0), f"p99 read latency on {dev}")
         for dev, name in v.dev_names("io.<dev>.lat_p99_us")
     )
-    surge = dirty.score
+    surge = max(dirty.score, wb.score)
     score = (0.4 * surge + 0.15 * writes.score + 0.25 * throttle.score + 0.2 * lat.score) * ramp(
         surge, 0.1, 0.4
     )
     if score <= 0.0:
         return Finding.none_found("no surge of dirty pages overlapped the lost work")
-    x = v.level("mem.dirty_mib", 0.9, WRITEBACK_LEAD_S)
+    pile = dirty if dirty.score > 0 else wb
     return Finding(
         score,
-        f"a flood of dirty pages (up to {fmt(x)} MiB) was flushed at once and stalled reads and writers",
-        gather(dirty, lat, throttle, writes),
+        f"a flood of dirty pages (up to {fmt(pile.evidence[0].observed)} MiB) was flushed at once "
+        "and stalled reads and writers",
+        gather(dirty, wb, lat, throttle, writes),
         weight=dirty.weight,
     )
 
@@ -223,12 +224,9 @@ def memory_reclaim(v: SpanView) -> Finding:
     score *= ramp(core, 0.1, 0.4)
     if score <= 0.0:
         return Finding.none_found("no direct reclaim or memory pressure overlapped the lost work")
-    x = v.level("mem.direct_reclaim_ms_per_s") if v.frame.has("mem.direct_reclaim_ms_per_s") else float("nan")
-    words = (
-        f"tasks stalled in memory reclaim ({fmt(x)} ms/s of direct reclaim)"
-        if x == x
-        else ("tasks stalled under memory pressure")
-    )
+    words = "tasks stalled under memory pressure"
+    if direct.score > 0:
+        words = f"tasks stalled in memory reclaim ({fmt(direct.evidence[0].observed)} ms/s of direct reclaim)"
     return Finding(
         score, words, gather(direct, psi, kswapd, avail, refault), weight=max(direct.weight, psi.weight)
     )
