@@ -115,9 +115,10 @@ def test_unusable_state_dir_is_not_live(tmp_path: Path) -> None:
 
 
 def test_ranks_of_one_job_pool(agent: TrainerSource) -> None:
+    me = os.getpid()
     r0, r1 = Peer(agent.path), Peer(agent.path)
-    r0.hello("LLaMA 7B.pretrain", 1000, 0)
-    r1.hello("LLaMA 7B.pretrain", 1001, 1)
+    r0.hello("LLaMA 7B.pretrain", me, 0)
+    r1.hello("LLaMA 7B.pretrain", 1001, 1)  # pid as a container sees itself
     r1.send(**metrics(steps=10, step_s=2.0, wait_s=1.0, active_s=2.0, samples=80, interval_s=2.0))
     r0.send(**metrics(steps=10, step_s=1.0, wait_s=0.0, active_s=1.0, samples=80, interval_s=1.0))
     job = "llama-7b-pretrain"
@@ -134,7 +135,8 @@ def test_ranks_of_one_job_pool(agent: TrainerSource) -> None:
     }
     assert agent.collect() == {}  # each interval once
     (j,) = agent.jobs()
-    assert j.name == job and j.pids == [1000, 1001] and j.workers == [1100, 1101]
+    # The kernel's pid (SO_PEERCRED) wins; worker pids from another pid namespace are dropped.
+    assert j.name == job and j.pids == [me] and j.workers == [me + 100]
     control = TrainerControl(agent)
     assert control.capabilities(job) == {"loader.workers"}  # only what every rank can do
     assert control.get(job, "loader.workers") == 4

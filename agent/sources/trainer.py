@@ -16,6 +16,7 @@ import os
 import selectors
 import socket
 import stat
+import struct
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +37,19 @@ class _Conn:
         self.peer = Peer(conn_id)
         self.inbuf = b""
         self.outbuf = b""
+        # The kernel's word for the peer's pid, in this (the agent's) pid namespace. A
+        # hook in a container announces its own namespace's pid, useless on the host.
+        self.host_pid = _peer_pid(sock)
+        self.same_ns = True
+
+
+def _peer_pid(sock: socket.socket) -> int | None:
+    try:
+        raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except OSError:
+        return None
+    pid = struct.unpack("3i", raw)[0]
+    return pid if pid > 0 else None
 
 
 class TrainerSource:
@@ -273,15 +287,17 @@ class TrainerSource:
                 self._drop(conn)  # a hook of another protocol version: not ours to guess at
                 return
             pid, rank = msg.get("pid"), msg.get("rank")
+            said = pid if isinstance(pid, int) and pid > 0 else None
             with self._lock:
                 peer.job = safe_job_name(msg["job"])
-                peer.pid = pid if isinstance(pid, int) and pid > 0 else None
+                peer.pid = conn.host_pid or said
+                conn.same_ns = conn.host_pid is None or said == conn.host_pid
                 peer.rank = rank if isinstance(rank, int) and rank >= 0 else None
-                peer.update(msg)
+                peer.update(msg, worker_pids=conn.same_ns)
         elif kind == "metrics" and peer.job is not None:
             with self._lock:
-                peer.update(msg)
-                self._pools.setdefault(peer.job, Pool()).add(peer.pid or -peer.conn_id, msg)
+                peer.update(msg, worker_pids=conn.same_ns)
+                self._pools.setdefault(peer.job, Pool()).add(peer.conn_id, msg)
         elif kind == "ack":
             key, value = msg.get("key"), msg.get("value")
             if msg.get("ok") is True and not msg.get("pending") and isinstance(value, int | float | str):

@@ -28,17 +28,17 @@ class Pool:
     step_s: float = 0.0
     wait_s: float = 0.0
     active_s: float = 0.0
-    # per rank pid: (samples, seconds), so a rank's rate is its own samples over its own time
+    # per rank (connection): (samples, seconds), so a rank's rate is its own samples over its own time
     rates: dict[int, tuple[float, float]] = field(default_factory=dict)
 
-    def add(self, pid: int, msg: dict[str, Any]) -> None:
+    def add(self, rank_key: int, msg: dict[str, Any]) -> None:
         self.steps += _num(msg, "steps")
         self.step_s += _num(msg, "step_s")
         self.wait_s += _num(msg, "wait_s")
         self.active_s += _num(msg, "active_s")
         if msg.get("samples") is not None:
-            samples, seconds = self.rates.get(pid, (0.0, 0.0))
-            self.rates[pid] = (samples + _num(msg, "samples"), seconds + _num(msg, "interval_s"))
+            samples, seconds = self.rates.get(rank_key, (0.0, 0.0))
+            self.rates[rank_key] = (samples + _num(msg, "samples"), seconds + _num(msg, "interval_s"))
 
     def metrics(self, job: str) -> dict[str, float]:
         out: dict[str, float] = {}
@@ -64,12 +64,13 @@ class Peer:
     capabilities: dict[str, dict[str, Any]] = field(default_factory=dict)
     workers: list[int] = field(default_factory=list)
 
-    def update(self, msg: dict[str, Any]) -> None:
+    def update(self, msg: dict[str, Any], *, worker_pids: bool = True) -> None:
+        """Take what a hello or metrics line says; worker pids only when they are in our pid namespace."""
         knobs = msg.get("knobs")
         if isinstance(knobs, dict):
             self.knobs = {str(k): v for k, v in knobs.items() if isinstance(v, int | float | str)}
         workers = msg.get("workers")
-        if isinstance(workers, list):
+        if worker_pids and isinstance(workers, list):
             self.workers = [int(w) for w in workers if isinstance(w, int) and not isinstance(w, bool)]
         caps = msg.get("capabilities")
         if isinstance(caps, dict):
@@ -93,7 +94,7 @@ def announced(name: str, peers: list[Peer]) -> AnnouncedJob:
     workers = sorted({w for p in ordered for w in p.workers})
     return AnnouncedJob(
         name=name,
-        pids=[p.pid for p in ordered if p.pid is not None],
+        pids=list(dict.fromkeys(p.pid for p in ordered if p.pid is not None)),
         workers=workers,
         knobs=dict(first.knobs),
         capabilities=dict(first.capabilities),
