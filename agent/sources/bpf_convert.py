@@ -1,0 +1,157 @@
+"""From raw collector map contents (bpf.snapshot) to metrics of the spec vocabulary.
+
+Pure functions plus two small stateful helpers (device names, blocked-time
+carry-over), so that every figure can be checked against fake map data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from agent.hostfs import HostFS
+from bpf.hist import Log2Hist, merge, percentile
+from bpf.snapshot import BlockRaw, FilemapRaw, OffcpuRaw, RunqRaw, VmscanRaw, WritebackRaw
+
+NS_PER_US = 1_000.0
+NS_PER_MS = 1_000_000.0
+
+
+def split_dev(dev: int) -> tuple[int, int]:
+    """Major and minor of a kernel-internal dev_t (MKDEV: 20-bit minor), as tracepoints carry it."""
+    return dev >> 20, dev & 0xFFFFF
+
+
+class DeviceNames:
+    """Kernel dev_t -> block device name from sysfs, cached; unknown devices get `dev<maj>_<min>`."""
+
+    def __init__(self, fs: HostFS) -> None:
+        self._fs = fs
+        self._cache: dict[int, str] = {}
+
+    def __call__(self, dev: int) -> str:
+        name = self._cache.get(dev)
+        if name is None:
+            name = self._lookup(dev)
+            self._cache[dev] = name
+        return name
+
+    def _lookup(self, dev: int) -> str:
+        major, minor = split_dev(dev)
+        try:
+            text = self._fs.read_text(f"/sys/dev/block/{major}:{minor}/uevent")
+        except OSError:
+            text = ""
+        for line in text.splitlines():
+            if line.startswith("DEVNAME="):
+                # DEVNAME may hold a path (e.g. "mapper/x"); names must not contain '.' or '/'.
+                return line.split("=", 1)[1].strip().replace("/", "_").replace(".", "_")
+        return f"dev{major}_{minor}"
+
+
+def _us(hist: Log2Hist, q: float) -> float | None:
+    v = percentile(hist, q)
+    return None if v is None else v / NS_PER_US
+
+
+def block_metrics(raw: BlockRaw, elapsed_s: float, name_of: DeviceNames, seen: set[int]) -> dict[str, float]:
+    """Per-device latency percentiles, IOPS, KB/s and mean request size.
+
+    `seen` holds every device met since start (updated here): an idle device
+    reports zero rates rather than vanishing; its latency is not measured.
+    """
+    out: dict[str, float] = {}
+    seen.update(raw.counts)
+    seen.update(raw.lat_ns)
+    for dev in sorted(seen):
+        name = name_of(dev)
+        hist = raw.lat_ns.get(dev, {})
+        p50, p99 = _us(hist, 0.50), _us(hist, 0.99)
+        if p50 is not None and p99 is not None:
+            out[f"io.{name}.lat_p50_us"] = p50
+            out[f"io.{name}.lat_p99_us"] = p99
+        c = raw.counts.get(dev)
+        r_ops = c.read_ops if c else 0
+        w_ops = c.write_ops if c else 0
+        r_b = c.read_bytes if c else 0
+        w_b = c.write_bytes if c else 0
+        out[f"io.{name}.read_iops"] = r_ops / elapsed_s
+        out[f"io.{name}.write_iops"] = w_ops / elapsed_s
+        out[f"io.{name}.read_kbps"] = r_b / 1024.0 / elapsed_s
+        out[f"io.{name}.write_kbps"] = w_b / 1024.0 / elapsed_s
+        if r_ops + w_ops:
+            out[f"io.{name}.avg_req_kb"] = (r_b + w_b) / 1024.0 / (r_ops + w_ops)
+    return out
+
+
+def runq_metrics(raw: RunqRaw, job_tids: Mapping[str, Iterable[int]]) -> dict[str, float]:
+    """Host run-queue p99 and, per job, the p99 of all its threads' merged histograms."""
+    out: dict[str, float] = {}
+    host = _us(raw.host_ns, 0.99)
+    if host is not None:
+        out["sched.runq_lat_p99_us"] = host
+    for job, tids in job_tids.items():
+        merged = merge(raw.per_tid_ns[t] for t in set(tids) if t in raw.per_tid_ns)
+        p99 = _us(merged, 0.99)
+        if p99 is not None:
+            out[f"sched.{job}.runq_lat_p99_us"] = p99
+    return out
+
+
+class BlockedCarry:
+    """Blocked time of watched threads per interval, including sleeps still in progress.
+
+    A sleep in progress at a read is counted up to that read; when it ends (or
+    at the next read) the part already counted is taken off, so each
+    nanosecond of a long sleep lands in exactly one interval.
+    """
+
+    def __init__(self) -> None:
+        self._counted: dict[int, tuple[int, int]] = {}  # tid -> (sleep start ktime, ns already counted)
+
+    def blocked_ns(self, tid: int, raw: OffcpuRaw, now_ns: int) -> int:
+        ns = raw.blocked_ns.get(tid, 0)
+        prev = self._counted.pop(tid, None)
+        if prev is not None:
+            ns -= prev[1]
+        since = raw.sleeping_since_ns.get(tid)
+        if since is not None and since <= now_ns:
+            part = now_ns - since
+            ns += part
+            self._counted[tid] = (since, part)
+        return max(ns, 0)
+
+    def forget_except(self, tids: Iterable[int]) -> None:
+        keep = set(tids)
+        for tid in [t for t in self._counted if t not in keep]:
+            del self._counted[tid]
+
+
+def offcpu_metrics(
+    raw: OffcpuRaw, elapsed_s: float, main_tids: Mapping[str, int], carry: BlockedCarry, now_ns: int
+) -> dict[str, float]:
+    """Context switches and migrations per second; per job, the main thread's blocked share."""
+    out = {
+        "sched.ctx_switches_per_s": raw.switches / elapsed_s,
+        "sched.migrations_per_s": raw.migrations / elapsed_s,
+    }
+    interval_ns = elapsed_s * 1e9
+    for job, tid in main_tids.items():
+        frac = carry.blocked_ns(tid, raw, now_ns) / interval_ns
+        out[f"sched.{job}.offcpu_frac"] = min(max(frac, 0.0), 1.0)
+    carry.forget_except(main_tids.values())
+    return out
+
+
+def vmscan_metrics(raw: VmscanRaw, elapsed_s: float) -> dict[str, float]:
+    return {
+        "mem.direct_reclaim_ms_per_s": raw.reclaim_ns / NS_PER_MS / elapsed_s,
+        "mem.kswapd_wakeups_per_s": raw.kswapd_wakeups / elapsed_s,
+    }
+
+
+def writeback_metrics(raw: WritebackRaw, elapsed_s: float, hz: int) -> dict[str, float]:
+    return {"mem.dirty_throttle_ms_per_s": raw.pause_jiffies * 1000.0 / hz / elapsed_s}
+
+
+def filemap_metrics(raw: FilemapRaw, elapsed_s: float) -> dict[str, float]:
+    return {"mem.pagecache_miss_per_s": raw.pages / elapsed_s}

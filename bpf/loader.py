@@ -1,0 +1,264 @@
+"""Loads the tracepoint programs with bcc, after probing tracefs for what each one needs.
+
+Each collector is one `*.bpf.c` file compiled into its own BPF object, so a
+tracepoint missing on this kernel disables that collector alone. Features are
+probed from tracefs (event present, fields present), never from a version.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import gzip
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from agent.hostfs import HostFS
+
+PROGRAM_DIR = Path(__file__).resolve().parent
+TRACEFS_ROOTS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
+
+
+class LoadError(Exception):
+    """A collector could not be compiled or attached; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Tracepoint:
+    category: str
+    event: str
+    fields: tuple[str, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return f"{self.category}:{self.event}"
+
+
+@dataclass(frozen=True)
+class CollectorSpec:
+    name: str
+    program: str
+    tracepoints: tuple[Tracepoint, ...]
+
+    @property
+    def path(self) -> Path:
+        return PROGRAM_DIR / self.program
+
+
+_TP = Tracepoint
+COLLECTORS: dict[str, CollectorSpec] = {
+    s.name: s
+    for s in (
+        CollectorSpec(
+            "block",
+            "block.bpf.c",
+            (
+                _TP("block", "block_rq_issue", ("dev", "sector", "rwbs")),
+                _TP("block", "block_rq_complete", ("dev", "sector", "nr_sector", "rwbs")),
+            ),
+        ),
+        CollectorSpec(
+            "runqlat",
+            "runqlat.bpf.c",
+            (
+                _TP("sched", "sched_wakeup", ("pid",)),
+                _TP("sched", "sched_wakeup_new", ("pid",)),
+                _TP("sched", "sched_switch", ("prev_pid", "prev_state", "next_pid")),
+                _TP("sched", "sched_process_exit", ("pid",)),
+            ),
+        ),
+        CollectorSpec(
+            "offcpu",
+            "offcpu.bpf.c",
+            (
+                _TP("sched", "sched_switch", ("prev_pid", "prev_state")),
+                _TP("sched", "sched_wakeup", ("pid",)),
+                _TP("sched", "sched_migrate_task", ()),
+            ),
+        ),
+        CollectorSpec(
+            "vmscan",
+            "vmscan.bpf.c",
+            (
+                _TP("vmscan", "mm_vmscan_direct_reclaim_begin", ()),
+                _TP("vmscan", "mm_vmscan_direct_reclaim_end", ()),
+                _TP("vmscan", "mm_vmscan_wakeup_kswapd", ()),
+            ),
+        ),
+        CollectorSpec("writeback", "writeback.bpf.c", (_TP("writeback", "balance_dirty_pages", ("pause",)),)),
+        CollectorSpec(
+            "filemap", "filemap.bpf.c", (_TP("filemap", "mm_filemap_add_to_page_cache", ("order",)),)
+        ),
+    )
+}
+
+_FIELD_RX = re.compile(r"field:[^;]*?\b(\w+)(?:\[\d*\])?;")
+
+
+def find_tracefs(fs: HostFS) -> str | None:
+    """The tracefs mount that lists events, or None."""
+    for root in TRACEFS_ROOTS:
+        if fs.exists(f"{root}/events"):
+            return root
+    return None
+
+
+def format_fields(fs: HostFS, tracefs: str, tp: Tracepoint) -> set[str] | None:
+    """Field names of a tracepoint's format file; None when the event does not exist."""
+    fmt = f"{tracefs}/events/{tp.category}/{tp.event}/format"
+    try:
+        text = fs.read_text(fmt)
+    except OSError:
+        return None
+    return set(_FIELD_RX.findall(text))
+
+
+def probe(spec: CollectorSpec, fs: HostFS, tracefs: str) -> str | None:
+    """Why `spec` cannot run on this kernel, or None when every tracepoint and field it reads exists."""
+    for tp in spec.tracepoints:
+        fields = format_fields(fs, tracefs, tp)
+        if fields is None:
+            return f"tracepoint {tp.id} not in this kernel"
+        missing = [f for f in tp.fields if f not in fields]
+        if missing:
+            return f"tracepoint {tp.id} lacks field {', '.join(missing)}"
+    return None
+
+
+def headers_reason(fs: HostFS, release: str) -> str | None:
+    """Why bcc would find no kernel headers, or None when it can."""
+    if fs.exists(f"/lib/modules/{release}/build/include") or fs.exists("/sys/kernel/kheaders.tar.xz"):
+        return None
+    return f"no kernel headers for {release}: run `make bootstrap` as root (links generic headers)"
+
+
+@dataclass
+class Collector:
+    """One loaded BPF object. Arrays are read as deltas of their running totals."""
+
+    name: str
+    bpf: Any
+    _prev: dict[str, list[int]] = field(default_factory=dict)
+
+    def table(self, name: str) -> Any:
+        return self.bpf.get_table(name)
+
+    def array_totals(self, name: str) -> list[int]:
+        """Sum over CPUs of every element of a per-CPU array (running totals)."""
+        t = self.table(name)
+        return [int(sum(t[t.Key(i)])) for i in range(len(t))]
+
+    def array_delta(self, name: str) -> list[int]:
+        """What each element of a per-CPU array gained since the previous call.
+
+        Arrays are never cleared: zeroing an element races with an increment
+        between the read and the write, while differences of totals lose nothing.
+        """
+        now = self.array_totals(name)
+        prev = self._prev.get(name, [0] * len(now))
+        self._prev[name] = now
+        return [a - b for a, b in zip(now, prev, strict=True)]
+
+    def drain_hash(self, name: str) -> list[tuple[Any, Any]]:
+        """Read and delete every entry of a hash map (per-CPU leaves stay per CPU)."""
+        t = self.table(name)
+        try:
+            # One syscall that reads and deletes each entry atomically: nothing
+            # added between the read and the delete can be lost.
+            return list(t.items_lookup_and_delete_batch())
+        except Exception:
+            items = list(t.items())
+            for k, _ in items:
+                with contextlib.suppress(KeyError):
+                    del t[k]
+            return items
+
+    def lookup(self, name: str, key: int) -> int | None:
+        """One u32-keyed u64 value of a shared hash map, or None."""
+        t = self.table(name)
+        try:
+            return int(t[t.Key(key)].value)
+        except KeyError:
+            return None
+
+    def drops(self) -> int:
+        return sum(self.array_totals("drops"))
+
+    def close(self) -> None:
+        bpf, self.bpf = self.bpf, None
+        if bpf is not None:
+            bpf.cleanup()
+
+
+def load(spec: CollectorSpec, bcc: ModuleType) -> Collector:
+    """Compile and attach one collector; raises LoadError with a one-line reason."""
+    try:
+        bpf = bcc.BPF(src_file=str(spec.path))
+    except Exception as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise LoadError(f"compile/attach of {spec.program} failed: {first}") from e
+    return Collector(spec.name, bpf)
+
+
+def release_compiler_memory() -> None:
+    """Return the compiler's freed heap to the OS (LLVM leaves ~40 MB behind)."""
+    libc_name = ctypes.util.find_library("c")
+    if not libc_name:
+        return
+    libc = ctypes.CDLL(libc_name)
+    trim = getattr(libc, "malloc_trim", None)
+    if trim is not None:
+        trim(0)
+
+
+_COMMON_HZ = (100, 250, 300, 1000)
+
+
+def kernel_hz(fs: HostFS, release: str | None = None) -> tuple[int, str]:
+    """The kernel's HZ (jiffies per second) and where it came from.
+
+    CONFIG_HZ from /proc/config.gz or /boot/config-<release>; failing both, it is
+    measured from the jiffies timestamp in /proc/schedstat against the
+    monotonic clock and rounded to the nearest HZ the kernel offers.
+    """
+    release = release or os.uname().release
+    for path in ("/proc/config.gz", f"/boot/config-{release}"):
+        try:
+            raw = fs.path(path).read_bytes()
+            text = gzip.decompress(raw).decode() if path.endswith(".gz") else raw.decode()
+        except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError):
+            continue
+        m = re.search(r"^CONFIG_HZ=(\d+)$", text, re.MULTILINE)
+        if m:
+            return int(m.group(1)), path
+    measured = _measure_hz(fs)
+    if measured is not None:
+        return measured, "measured from /proc/schedstat jiffies"
+    return 250, "assumed (no kernel config, no /proc/schedstat)"
+
+
+def _schedstat_jiffies(fs: HostFS) -> int | None:
+    try:
+        text = fs.read_text("/proc/schedstat")
+    except OSError:
+        return None
+    m = re.search(r"^timestamp (\d+)$", text, re.MULTILINE)
+    return int(m.group(1)) if m else None
+
+
+def _measure_hz(fs: HostFS, span_s: float = 0.2) -> int | None:
+    j0, t0 = _schedstat_jiffies(fs), time.monotonic()
+    if j0 is None:
+        return None
+    time.sleep(span_s)
+    j1, t1 = _schedstat_jiffies(fs), time.monotonic()
+    if j1 is None or t1 <= t0:
+        return None
+    rate = (j1 - j0) / (t1 - t0)
+    return min(_COMMON_HZ, key=lambda hz: abs(hz - rate))

@@ -1,0 +1,120 @@
+"""Raw per-interval contents of the collectors' maps, as plain Python values.
+
+`read_*` turn a loaded collector's maps into these; everything after them
+(agent/sources/bpf_convert.py) is pure and tested with fake data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bpf.hist import Log2Hist
+from bpf.loader import Collector
+
+
+@dataclass
+class DevCounts:
+    read_ops: int = 0
+    write_ops: int = 0
+    read_bytes: int = 0
+    write_bytes: int = 0
+
+
+@dataclass
+class BlockRaw:
+    lat_ns: dict[int, Log2Hist] = field(default_factory=dict)  # kernel dev_t -> latency histogram
+    counts: dict[int, DevCounts] = field(default_factory=dict)
+
+
+@dataclass
+class RunqRaw:
+    host_ns: Log2Hist = field(default_factory=dict)
+    per_tid_ns: dict[int, Log2Hist] = field(default_factory=dict)
+
+
+@dataclass
+class OffcpuRaw:
+    switches: int = 0
+    migrations: int = 0
+    blocked_ns: dict[int, int] = field(default_factory=dict)  # tid -> ns of sleeps that ended
+    sleeping_since_ns: dict[int, int] = field(default_factory=dict)  # tid -> ktime of a sleep in progress
+
+
+@dataclass
+class VmscanRaw:
+    reclaim_ns: int = 0
+    reclaims: int = 0
+    kswapd_wakeups: int = 0
+
+
+@dataclass
+class WritebackRaw:
+    pause_jiffies: int = 0
+    pauses: int = 0
+
+
+@dataclass
+class FilemapRaw:
+    pages: int = 0
+
+
+def _sum_cpus(leaf: Any) -> int:
+    return int(sum(leaf))
+
+
+def _u32(key: Any) -> int:
+    """A scalar map key: batch reads yield plain ints, iteration yields ctypes values."""
+    return key if isinstance(key, int) else int(key.value)
+
+
+def read_block(c: Collector) -> BlockRaw:
+    raw = BlockRaw()
+    for k, leaf in c.drain_hash("lat"):
+        hist = raw.lat_ns.setdefault(int(k.dev), {})
+        hist[int(k.slot)] = hist.get(int(k.slot), 0) + _sum_cpus(leaf)
+    for k, leaf in c.drain_hash("stats"):
+        d = raw.counts.setdefault(_u32(k), DevCounts())
+        for per_cpu in leaf:
+            d.read_ops += int(per_cpu.read_ops)
+            d.write_ops += int(per_cpu.write_ops)
+            d.read_bytes += int(per_cpu.read_bytes)
+            d.write_bytes += int(per_cpu.write_bytes)
+    return raw
+
+
+def read_runqlat(c: Collector) -> RunqRaw:
+    raw = RunqRaw(host_ns={i: n for i, n in enumerate(c.array_delta("hist")) if n})
+    for k, leaf in c.drain_hash("tid_hist"):
+        hist = raw.per_tid_ns.setdefault(int(k.tid), {})
+        hist[int(k.slot)] = hist.get(int(k.slot), 0) + _sum_cpus(leaf)
+    return raw
+
+
+def read_offcpu(c: Collector, watch_tids: Iterable[int]) -> OffcpuRaw:
+    """Counters, ended sleeps, and the sleep in progress of each thread in `watch_tids`."""
+    switches, migrations = c.array_delta("counters")
+    raw = OffcpuRaw(switches=switches, migrations=migrations)
+    for k, leaf in c.drain_hash("offcpu_ns"):
+        raw.blocked_ns[_u32(k)] = _sum_cpus(leaf)
+    for tid in watch_tids:
+        since = c.lookup("sleep_start", tid)
+        if since is not None:
+            raw.sleeping_since_ns[tid] = since
+    return raw
+
+
+def read_vmscan(c: Collector) -> VmscanRaw:
+    ns, n, kswapd = c.array_delta("totals")
+    return VmscanRaw(reclaim_ns=ns, reclaims=n, kswapd_wakeups=kswapd)
+
+
+def read_writeback(c: Collector) -> WritebackRaw:
+    jiffies, n = c.array_delta("totals")
+    return WritebackRaw(pause_jiffies=jiffies, pauses=n)
+
+
+def read_filemap(c: Collector) -> FilemapRaw:
+    (pages,) = c.array_delta("misses")
+    return FilemapRaw(pages=pages)
