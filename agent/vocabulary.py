@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from functools import lru_cache
 
 
-class Agg(str, Enum):
+class Agg(StrEnum):
     """How a metric is summarised over a window."""
 
     MEAN = "mean"  # rates, shares, gauges
@@ -58,7 +58,7 @@ METRICS: tuple[MetricDef, ...] = (
     _D("io.<dev>.write_kbps", "KB/s", "io", Agg.MEAN, "bytes written"),
     _D("io.<dev>.avg_req_kb", "KB", "io", Agg.MEAN, "mean request size"),
     _D("sched.runq_lat_p99_us", "µs", "sched", Agg.MEDIAN, "host run-queue latency p99"),
-    _D("sched.<job>.runq_lat_p99_us", "µs", "sched", Agg.MEDIAN, "run-queue latency p99 of the job's threads"),
+    _D("sched.<job>.runq_lat_p99_us", "µs", "sched", Agg.MEDIAN, "run-queue latency p99, job threads"),
     _D("sched.<job>.offcpu_frac", "0..1", "sched", Agg.MEAN, "share of time the main thread slept"),
     _D("sched.ctx_switches_per_s", "1/s", "sched", Agg.MEAN, "context switches"),
     _D("sched.migrations_per_s", "1/s", "sched", Agg.MEAN, "task migrations"),

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class Category(str, Enum):
+class Category(StrEnum):
     """The closed root-cause taxonomy of spec/incident-v1.md."""
 
     DATALOADER_STARVATION = "dataloader_starvation"
