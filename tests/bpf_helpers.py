@@ -1,0 +1,97 @@
+"""Fake tracefs trees and a fake bcc module for the eBPF source tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+from bpf.loader import COLLECTORS
+
+FORMAT = """name: {event}
+ID: 1
+format:
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
+{fields}
+print fmt: "x"
+"""
+
+
+def write_event(
+    root: Path, category: str, event: str, fields: list[str], tracefs: str = "sys/kernel/tracing"
+) -> None:
+    d = root / tracefs / "events" / category / event
+    d.mkdir(parents=True, exist_ok=True)
+    body = "\n".join(f"\tfield:{f};\toffset:8;\tsize:4;\tsigned:0;" for f in fields)
+    (d / "format").write_text(FORMAT.format(event=event, fields=body))
+
+
+def write_all_events(root: Path) -> None:
+    fields: dict[tuple[str, str], set[str]] = {}
+    for spec in COLLECTORS.values():
+        for tp in spec.tracepoints:
+            fields.setdefault((tp.category, tp.event), set()).update(tp.fields)
+    for (category, event), names in fields.items():
+        write_event(root, category, event, [f"long {f}" for f in sorted(names)])
+
+
+class FakeTable:
+    """The slice of bcc's table API the collectors use: per-CPU arrays, drained hashes, lookups."""
+
+    def __init__(
+        self,
+        array: list[list[int]] | None = None,
+        items: list[tuple[Any, Any]] | None = None,
+        lookups: dict[int, int] | None = None,
+    ) -> None:
+        self.array = array
+        self.items = list(items or [])
+        self.lookups = dict(lookups or {})
+
+    @staticmethod
+    def Key(k: int) -> int:
+        return k
+
+    def __len__(self) -> int:
+        return len(self.array or [])
+
+    def __getitem__(self, k: int) -> Any:
+        if self.array is not None:
+            return self.array[k]
+        if k not in self.lookups:
+            raise KeyError(k)
+        return SimpleNamespace(value=self.lookups[k])
+
+    def items_lookup_and_delete_batch(self) -> Iterator[tuple[Any, Any]]:
+        items, self.items = self.items, []
+        yield from items
+
+
+class FakeBPF:
+    """Stands in for bcc.BPF: tables come from `FakeBcc.tables[program name]`."""
+
+    def __init__(self, bcc: FakeBcc, src_file: str) -> None:
+        self.name = Path(src_file).name.removesuffix(".bpf.c")
+        if self.name in bcc.fail:
+            raise Exception(f"Failed to compile BPF module b'{src_file}'\nmore lines")
+        self.tables = bcc.tables.setdefault(self.name, {"drops": FakeTable(array=[[0, 0]])})
+        self.cleanups = 0
+        bcc.loaded.append(self)
+
+    def get_table(self, name: str) -> FakeTable:
+        return self.tables[name]
+
+    def cleanup(self) -> None:
+        self.cleanups += 1
+
+
+class FakeBcc(ModuleType):
+    def __init__(self, fail: set[str] | None = None) -> None:
+        super().__init__("bcc")
+        self.fail = fail or set()
+        self.tables: dict[str, dict[str, FakeTable]] = {}
+        self.loaded: list[FakeBPF] = []
+
+    def BPF(self, src_file: str) -> FakeBPF:
+        return FakeBPF(self, src_file)
