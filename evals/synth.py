@@ -74,6 +74,8 @@ class Scenario:
     noise: float
     distractors: list[str] = field(default_factory=list)
     variant: str = ""
+    # Parts of metric names the host did not measure (no eBPF, no trainer hook, ...).
+    dropped: list[str] = field(default_factory=list)
     knobs: dict[str, float | int | str] = field(default_factory=dict)
 
     @property
@@ -97,8 +99,20 @@ _NEEDS_GPUS = {
 }
 
 
-def scenario(category: Category, seed: int, **overrides: Any) -> Scenario:
-    """Random but coherent parameters for one fault; keyword arguments pin any of them."""
+# What a host misses without one of its sources; `degraded` scenarios lose one of them.
+DROPOUTS: dict[str, list[str]] = {
+    "no_trainer_hook": ["trainer."],
+    "no_ebpf": [".lat_p", "runq_lat", ".offcpu_frac", "mem.direct_reclaim", "mem.dirty_throttle"],
+    "no_psi": ["psi."],
+    "no_pcie_counters": [".pcie_"],
+}
+
+
+def scenario(category: Category, seed: int, *, degraded: bool = False, **overrides: Any) -> Scenario:
+    """Random but coherent parameters for one fault; keyword arguments pin any of them.
+
+    `degraded` also removes one source's metrics at random, as on a host without eBPF,
+    without the trainer hook or without PSI."""
     rng = random.Random(f"{category.value}:{seed}")
     cpus = rng.choice([8, 16, 24, 32, 48, 64, 96, 128, 192, 224])
     gpus = rng.choice([0, 1, 1, 2, 4, 4, 8, 8]) if category not in _NEEDS_GPUS else rng.choice([1, 2, 4, 8])
@@ -142,6 +156,10 @@ def scenario(category: Category, seed: int, **overrides: Any) -> Scenario:
         ),
         variant=rng.choice(["small", "small", "large"]) if category == Category.READAHEAD_MISMATCH else "",
     )
+    if degraded:
+        # Never the source a fault can only be seen with: that incident would be unknowable.
+        defining = {Category.PCIE_BOTTLENECK: "no_pcie_counters"}
+        sc.dropped = list(DROPOUTS[rng.choice(sorted(k for k in DROPOUTS if k != defining.get(category)))])
     for k, v in overrides.items():
         if not hasattr(sc, k):
             raise TypeError(f"unknown scenario parameter {k!r}")
@@ -227,7 +245,8 @@ def render(sc: Scenario) -> list[Sample]:
         for d in distractors:
             d(m, t)
         ctx.finish(m)
-        out.append(Sample(t=t, m={name: round(v, 3) for name, v in m.items()}))
+        kept = {name: round(v, 3) for name, v in m.items() if not any(part in name for part in sc.dropped)}
+        out.append(Sample(t=t, m=kept))
     return out
 
 

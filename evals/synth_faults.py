@@ -54,7 +54,10 @@ class Ctx:
             busy=busy,
             dev_iops={d: rng.uniform(800, 6000) for d in sc.devices},
             dev_req={d: rng.uniform(160, 320) for d in sc.devices},
-            dev_p50={d: rng.uniform(60, 150) for d in sc.devices},
+            # Local NVMe answers in about 100 µs; network or RAID volumes in about a millisecond.
+            dev_p50={
+                d: rng.uniform(60, 150) if rng.random() < 0.8 else rng.uniform(400, 1500) for d in sc.devices
+            },
             params={},
         )
 
@@ -89,7 +92,7 @@ class Ctx:
         m: Metrics = {}
         for g in range(sc.gpus):
             used = g in self.busy
-            m[f"gpu.{g}.util_pct"] = n(94.5, 0.025) if used else 0.0
+            m[f"gpu.{g}.util_pct"] = n(self.p("util", 89.0, 97.0), 0.025) if used else 0.0
             m[f"gpu.{g}.sm_clock_mhz"] = self.max_clock * min(1.0, n(0.997, 0.003)) if used else 210.0
             m[f"gpu.{g}.sm_clock_max_mhz"] = self.max_clock
             m[f"gpu.{g}.power_limit_w"] = self.limit
@@ -100,9 +103,10 @@ class Ctx:
             m[f"gpu.{g}.mem_used_mib"] = n(0.75 * 81920, 0.005) if used else 0.0
         for j in sc.jobs:
             m[f"trainer.{j.name}.step_time_ms"] = n(j.step_ms, 0.02)
-            m[f"trainer.{j.name}.data_wait_frac"] = max(0.0, 0.02 + self.rng.gauss(0, 0.01 * sc.noise))
-            m[f"sched.{j.name}.runq_lat_p99_us"] = n(55.0, 0.15)
-            m[f"sched.{j.name}.offcpu_frac"] = n(0.35, 0.08)
+            dw = self.p("dw", 0.005, 0.04)
+            m[f"trainer.{j.name}.data_wait_frac"] = max(0.0, dw + self.rng.gauss(0, 0.01 * sc.noise))
+            m[f"sched.{j.name}.runq_lat_p99_us"] = n(self.p("jrunq0", 30.0, 120.0), 0.15)
+            m[f"sched.{j.name}.offcpu_frac"] = n(self.p("off0", 0.22, 0.45), 0.08)
         for d in sc.devices:
             m[f"io.{d}.lat_p50_us"] = n(self.dev_p50[d], 0.1)
             m[f"io.{d}.lat_p99_us"] = n(self.dev_p50[d] * 3.6, 0.12)
@@ -110,10 +114,10 @@ class Ctx:
             m[f"io.{d}.avg_req_kb"] = n(self.dev_req[d], 0.04)
             m[f"io.{d}.write_iops"] = n(40.0, 0.25)
             m[f"io.{d}.write_kbps"] = n(2500.0, 0.25)
-        m["sched.runq_lat_p99_us"] = n(60.0, 0.15)
+        m["sched.runq_lat_p99_us"] = n(self.p("runq0", 30.0, 120.0), 0.15)
         m["sched.ctx_switches_per_s"] = n(300.0 * sc.cpus, 0.08)
         m["sched.migrations_per_s"] = n(12.0 * sc.cpus, 0.1)
-        m["cpu.util_pct"] = n(42.0, 0.08)
+        m["cpu.util_pct"] = n(self.p("cpu0", 20.0, 65.0), 0.08)
         m["mem.direct_reclaim_ms_per_s"] = 0.0
         m["mem.kswapd_wakeups_per_s"] = abs(n(0.1, 0.8))
         m["mem.dirty_mib"] = n(110.0, 0.3)

@@ -191,7 +191,7 @@ def diagnose(window: Window, report: HealthReport, question: str | None = None) 
 
     severity = max((s.severity for s in lost.spans), default=0.0)
     if lost.spans:
-        scale = 0.5 + 0.5 * ramp(severity, 0.05, 0.3)
+        scale = 0.6 + 0.4 * ramp(severity, 0.03, 0.2)
     elif lost.measured:
         # Anomalies with no lost work are not blamed; without GPU utilization the absence
         # of lost work is itself uncertain, so a standing anomaly keeps more weight.
@@ -210,7 +210,7 @@ def diagnose(window: Window, report: HealthReport, question: str | None = None) 
     ]
     worst = max(c.confidence for c in causes)
     if lost.spans:
-        none_conf = (1.0 - worst) * (1.0 - 0.8 * ramp(severity, 0.08, 0.3))
+        none_conf = (1.0 - worst) * (1.0 - 0.9 * ramp(severity, 0.05, 0.2))
         none_summary = (
             "some work was lost, but no cause stands out clearly"
             if none_conf > worst
@@ -218,7 +218,7 @@ def diagnose(window: Window, report: HealthReport, question: str | None = None) 
         )
         none_ev: list[Evidence] = []
     elif lost.measured:
-        none_conf = max(0.5, 0.95 - worst)
+        none_conf = 0.95 - worst
         none_summary = "no lost work: the GPUs stayed busy and the trainer did not wait"
         none_ev = _kpi_evidence(lost, frame)
     else:

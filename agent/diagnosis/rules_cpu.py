@@ -51,22 +51,21 @@ def cpu_pressure(v: SpanView) -> tuple[Signal, Signal, Signal, Signal]:
     """(CPU saturated, run-queue latency up, CPU pressure up, context switches up)."""
     sat = v.absolute("cpu.util_pct", 80.0, 95.0, "host CPU busy share")
     runq = best(
-        [v.up("sched.runq_lat_p99_us", (3.0, 15.0), (300.0, 3000.0), "host run-queue latency p99")]
+        [v.up("sched.runq_lat_p99_us", (3.0, 12.0), (200.0, 1500.0), "host run-queue latency p99")]
         + [
-            v.up(n, (3.0, 15.0), (300.0, 3000.0), f"run-queue latency p99 of {j}")
+            v.up(n, (3.0, 12.0), (200.0, 1500.0), f"run-queue latency p99 of {j}")
             for j, n in v.job_names("sched.<job>.runq_lat_p99_us")
         ]
     )
-    psi = v.up("psi.cpu.some_avg10", (2.0, 6.0), (10.0, 40.0), "CPU pressure", prior=0.0)
+    psi = v.up("psi.cpu.some_avg10", (2.0, 6.0), (8.0, 30.0), "CPU pressure", prior=0.0)
     ctx = v.up("sched.ctx_switches_per_s", (1.5, 4.0), None, "context switches")
     return sat, runq, psi, ctx
 
 
 def dataloader_starvation(v: SpanView) -> Finding:
     ex = v.data_wait_excess()
-    if ex is None:
-        return Finding.none_found("no trainer data-wait figures, so starvation cannot be shown")
-    data = v.data_side()
+    # Without trainer figures the GPUs idling is the only sign of waiting, and a weak one.
+    data = v.data_side() if ex is not None else 0.5 * ramp(v.util_drop(), 0.05, 0.3)
     if data <= 0.0:
         return Finding.none_found("the trainer did not wait for data")
     wait = best(
@@ -87,7 +86,8 @@ def dataloader_starvation(v: SpanView) -> Finding:
         v.up(n, (1.2, 1.8), (0.4, 0.7), f"main thread of {j} off-CPU", prior=0.3)
         for j, n in v.job_names("sched.<job>.offcpu_frac")
     )
-    score = data * (0.3 + 0.3 * few_score + 0.2 * idle + 0.2 * off.score)
+    # Starvation leaves CPU idle; a saturated CPU points at contention or oversubscription.
+    score = data * (0.4 + 0.35 * few_score + 0.25 * off.score) * (0.3 + 0.7 * idle)
     return Finding(
         score,
         "the trainer waits for batches while the CPU has idle share: "

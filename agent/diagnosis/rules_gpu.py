@@ -209,7 +209,8 @@ def comm_wait(v: SpanView) -> Finding:
     busy = _main_thread_busy(v)
     has_sched = bool(v.job_names("sched.<job>.offcpu_frac"))
     waiting = (1.0 - busy.score) if has_sched else 0.5
-    score = lost.score * (0.15 + 0.35 * multi + 0.15 * power.score + 0.35 * waiting) * (0.4 + 0.6 * multi)
+    # The main thread's state is the sharpest split from host overhead, so it scales, not adds.
+    score = lost.score * (0.3 + 0.5 * multi + 0.2 * power.score) * (0.4 + 0.6 * multi) * (0.2 + 0.8 * waiting)
     return Finding(
         score,
         f"the {v.lay.gpus_in_use} GPUs idle together with input ready and the host calm: "
@@ -225,10 +226,10 @@ def host_overhead(v: SpanView) -> Finding:
         return Finding.none_found("GPUs did not idle with input ready")
     busy = _main_thread_busy(v)
     has_sched = bool(v.job_names("sched.<job>.offcpu_frac"))
-    busy_score = busy.score if has_sched else 0.3
+    busy_score = busy.score if has_sched else 0.4
     single = 1.0 if v.lay.gpus_in_use <= 1 else 0.5
     sat = v.absolute("cpu.util_pct", 85.0, 97.0, "host CPU busy share")
-    score = lost.score * (0.2 + 0.5 * busy_score + 0.15 * single + 0.15 * (1.0 - sat.score))
+    score = lost.score * (0.5 + 0.25 * single + 0.25 * (1.0 - sat.score)) * (0.2 + 0.8 * busy_score)
     return Finding(
         score,
         "the trainer's own CPU-side code cannot launch GPU work fast enough: "

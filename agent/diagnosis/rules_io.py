@@ -75,15 +75,31 @@ def storage_latency(v: SpanView) -> Finding:
     surge = max(dirty.score, wb.score, writes.score)
     psi = v.up("psi.io.some_avg10", (3.0, 10.0), (5.0, 30.0), "I/O pressure", prior=1.0)
     found = Finding.none_found("no block device answered slower than its healthy past")
-    for dev, p99name in v.dev_names("io.<dev>.lat_p99_us"):
-        p99 = v.up(p99name, (2.5, 8.0), (1000.0, 5000.0), f"p99 read latency on {dev}")
-        p50 = v.up(f"io.{dev}.lat_p50_us", (2.0, 6.0), (300.0, 2000.0), f"p50 latency on {dev}")
+    # Without a healthy past, latency alone cannot tell a slow device from a normally slower
+    # kind of volume; tasks stalled on I/O (PSI) are then what says the device is the problem.
+    stalled = 1.0
+    if v.chronic:
+        stalled = (0.2 + 0.8 * psi.score) if v.frame.has("psi.io.some_avg10") else 0.3
+    devs = v.dev_names("io.<dev>.lat_p99_us")
+    if not devs and psi.score > 0:
+        # No latency figures (no eBPF): I/O pressure with the trainer waiting is the remaining sign.
+        return Finding(
+            0.6 * psi.score * v.data_side() * (1.0 - 0.85 * surge),
+            "tasks stalled on I/O while the trainer waited for data; no latency figures to name a device",
+            gather(psi),
+            weight=psi.weight,
+        )
+    for dev, p99name in devs:
+        p99 = v.up(p99name, (2.5, 8.0), (400.0, 1500.0), f"p99 read latency on {dev}")
+        p50 = v.up(f"io.{dev}.lat_p50_us", (2.0, 6.0), (150.0, 600.0), f"p50 latency on {dev}")
         lat = max(p99.score, p50.score)
         if lat <= 0.0:
             continue
-        small = small_requests(v, dev).score
+        # Odd request sizes point at readahead, not at the device.
+        waste, big = large_readahead(v, dev)
+        odd = max(small_requests(v, dev).score, waste.score, big.score)
         score = 0.4 * p99.score + 0.3 * p50.score + 0.15 * psi.score + 0.15 * v.data_side()
-        score *= ramp(lat, 0.1, 0.4) * (1.0 - 0.8 * small) * (1.0 - 0.85 * surge)
+        score *= ramp(lat, 0.1, 0.4) * (1.0 - 0.8 * odd) * (1.0 - 0.85 * surge) * stalled
         if score > found.score:
             shown = f"p99 latency {fmt(v.level(p99name))} µs" if p99.score > 0 else "latency up"
             burst = "though a write burst came with it" if surge > 0.3 else "with no write burst"
@@ -115,19 +131,10 @@ def readahead_mismatch(v: SpanView) -> Finding:
         small_score = small.score * (
             0.35 + 0.2 * knob_small + 0.15 * iops.score + 0.15 * stress.score + 0.15 * data
         )
-        # Too large for random reads: far more bytes read than the trainer consumes.
-        waste = Signal.zero()
-        for job, sp in v.job_names("trainer.<job>.samples_per_s"):
-            rk = f"io.{dev}.read_kbps"
-            if v.frame.has(rk):
-                waste = best([waste, _bytes_per_sample(v, rk, sp, dev, job)])
-        big = v.absolute(req_name, 512.0, 2048.0, f"mean request size on {dev}")
-        knob_big = ramp(ra, 1024.0, 8192.0) if ra is not None else 0.3
+        waste, big = large_readahead(v, dev)
         miss = v.up("mem.pagecache_miss_per_s", (1.5, 4.0), None, "page cache misses")
-        lead = max(waste.score, big.score * knob_big)
-        large_score = (0.45 * waste.score + 0.2 * big.score + 0.15 * miss.score + 0.2 * data) * ramp(
-            lead, 0.15, 0.5
-        )
+        lead = max(waste.score, big.score)
+        large_score = (0.5 * lead + 0.15 * big.score + 0.15 * miss.score + 0.2 * data) * ramp(lead, 0.15, 0.5)
         x = v.level(req_name)
         if small_score >= large_score and small_score > found.score:
             found = Finding(
@@ -148,6 +155,19 @@ def readahead_mismatch(v: SpanView) -> Finding:
                 weight=waste.weight,
             )
     return found
+
+
+def large_readahead(v: SpanView, dev: str) -> tuple[Signal, Signal]:
+    """(more bytes read per trained sample, requests as large as a large readahead window)."""
+    waste = Signal.zero()
+    rk = f"io.{dev}.read_kbps"
+    if v.frame.has(rk):
+        for job, sp in v.job_names("trainer.<job>.samples_per_s"):
+            waste = best([waste, _bytes_per_sample(v, rk, sp, dev, job)])
+    ra = v.knob(f"block.read_ahead_kb@{dev}")
+    knob_big = ramp(ra, 1024.0, 8192.0) if ra is not None else 0.3
+    big = v.absolute(f"io.{dev}.avg_req_kb", 512.0, 2048.0, f"mean request size on {dev}")
+    return waste, Signal(big.score * knob_big, big.evidence)
 
 
 def _bytes_per_sample(v: SpanView, read_kbps: str, samples: str, dev: str, job: str) -> Signal:
