@@ -147,7 +147,7 @@ class Collector:
     _prev: dict[str, list[int]] = field(default_factory=dict)
 
     def table(self, name: str) -> Any:
-        return self.bpf.get_table(name)
+        return self.bpf.get_table(name.encode())
 
     def array_totals(self, name: str) -> list[int]:
         """Sum over CPUs of every element of a per-CPU array (running totals)."""
@@ -199,7 +199,7 @@ class Collector:
 def load(spec: CollectorSpec, bcc: ModuleType) -> Collector:
     """Compile and attach one collector; raises LoadError with a one-line reason."""
     try:
-        bpf = bcc.BPF(src_file=str(spec.path))
+        bpf = bcc.BPF(src_file=str(spec.path).encode())
     except Exception as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise LoadError(f"compile/attach of {spec.program} failed: {first}") from e

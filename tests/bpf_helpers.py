@@ -71,16 +71,16 @@ class FakeTable:
 class FakeBPF:
     """Stands in for bcc.BPF: tables come from `FakeBcc.tables[program name]`."""
 
-    def __init__(self, bcc: FakeBcc, src_file: str) -> None:
-        self.name = Path(src_file).name.removesuffix(".bpf.c")
+    def __init__(self, bcc: FakeBcc, src_file: bytes) -> None:
+        self.name = Path(src_file.decode()).name.removesuffix(".bpf.c")
         if self.name in bcc.fail:
             raise Exception(f"Failed to compile BPF module b'{src_file}'\nmore lines")
         self.tables = bcc.tables.setdefault(self.name, {"drops": FakeTable(array=[[0, 0]])})
         self.cleanups = 0
         bcc.loaded.append(self)
 
-    def get_table(self, name: str) -> FakeTable:
-        return self.tables[name]
+    def get_table(self, name: bytes) -> FakeTable:
+        return self.tables[name.decode()]
 
     def cleanup(self) -> None:
         self.cleanups += 1
@@ -93,5 +93,5 @@ class FakeBcc(ModuleType):
         self.tables: dict[str, dict[str, FakeTable]] = {}
         self.loaded: list[FakeBPF] = []
 
-    def BPF(self, src_file: str) -> FakeBPF:
+    def BPF(self, src_file: bytes) -> FakeBPF:
         return FakeBPF(self, src_file)

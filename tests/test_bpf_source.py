@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,7 +13,6 @@ from types import SimpleNamespace
 import pytest
 
 from agent.hostfs import HostFS
-from agent.sources import bpf_source
 from agent.sources.base import Source
 from agent.sources.bpf_source import BpfSource
 from agent.vocabulary import is_known
@@ -46,7 +46,7 @@ def as_root(monkeypatch: pytest.MonkeyPatch) -> None:
 def clock(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """monotonic_ns of the source, advanced by the test."""
     now = [10**12]
-    monkeypatch.setattr(bpf_source.time, "monotonic_ns", lambda: now[0])
+    monkeypatch.setattr(time, "monotonic_ns", lambda: now[0])
     return now
 
 
@@ -218,7 +218,7 @@ def test_close_after_interrupted_start(host: Path, as_root: None, monkeypatch: p
     real = bcc.BPF
     calls = {"n": 0}
 
-    def bpf(src_file: str) -> object:
+    def bpf(src_file: bytes) -> object:
         calls["n"] += 1
         if calls["n"] == 3:
             raise KeyboardInterrupt
