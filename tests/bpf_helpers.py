@@ -74,7 +74,7 @@ class FakeBPF:
     def __init__(self, bcc: FakeBcc, src_file: bytes) -> None:
         self.name = Path(src_file.decode()).name.removesuffix(".bpf.c")
         if self.name in bcc.fail:
-            raise Exception(f"Failed to compile BPF module b'{src_file}'\nmore lines")
+            raise Exception(f"Failed to compile BPF module {src_file!r}\nmore lines")
         self.tables = bcc.tables.setdefault(self.name, {"drops": FakeTable(array=[[0, 0]])})
         self.cleanups = 0
         bcc.loaded.append(self)
