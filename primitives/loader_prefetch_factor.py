@@ -10,7 +10,7 @@ PRIMITIVE = TrainerKnob(
     tier=Tier.LOW,
     target=TargetKind.JOB,
     value=IntRange(1, 16, "batches"),
-    step=StepLimit(delta=2, factor=2),
+    step=StepLimit(delta=4, factor=2),
     causes=(Category.DATALOADER_STARVATION, Category.STORAGE_LATENCY),
     risk="Higher: rides out slow reads, at the cost of host memory (workers × factor batches).",
     reaches=Reach.NEW_WORKERS,

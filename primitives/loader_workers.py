@@ -24,7 +24,7 @@ PRIMITIVE = LoaderWorkers(
     tier=Tier.LOW,
     target=TargetKind.JOB,
     value=IntRange(0, 256, "workers"),
-    step=StepLimit(delta=8, factor=2),
+    step=StepLimit(delta=8, factor=4),
     causes=(Category.DATALOADER_STARVATION, Category.LOADER_OVERSUBSCRIPTION, Category.CPU_CONTENTION),
     risk="More: more CPU and memory (each worker holds prefetched batches); past the cores they "
     "crowd out the trainer's threads. Fewer: batches may come too slowly.",

@@ -10,6 +10,8 @@ import typer
 COMMAND_MODULES: tuple[str, ...] = (
     "agent.cli.report",
     "agent.cli.why",
+    "agent.cli.catalog",
+    "agent.cli.propose",
 )
 
 app = typer.Typer(

@@ -1,0 +1,18 @@
+"""The interface every proposer implements; the rule proposer and the LLM proposer are interchangeable."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from agent.diagnosis.model import Diagnosis
+from agent.proposal import Proposal
+from agent.report import HealthReport
+
+
+@runtime_checkable
+class Proposer(Protocol):
+    name: str
+
+    def propose(self, report: HealthReport, diagnosis: Diagnosis) -> Proposal:
+        """What to change and why, or an explicit no-op with its reason. Changes nothing."""
+        ...

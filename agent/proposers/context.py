@@ -1,0 +1,126 @@
+"""What a rule reads from the report and diagnosis: its targets, metrics, knob values and host figures.
+
+Targets are never names written in a policy: the data device is the one the cause
+names or else the one with the read traffic; the job is the one the cause names or
+else the one that waits most for data; the GPUs are the one the cause names or else
+those running at their power limit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from agent.diagnosis.model import Cause
+from agent.report import HealthReport, KnobValue, MetricSummary
+from agent.vocabulary import matches, parse
+from primitives.base import Target, knob_key
+
+_PLACEHOLDERS = {"device": "{device}", "job": "{job}", "gpu": "{gpu}"}
+
+
+def devices(report: HealthReport) -> list[str]:
+    found = set(report.host.block_devices)
+    found.update(m.dev for n in report.metrics if (m := parse(n)) is not None and m.dev is not None)
+    return sorted(found)
+
+
+def jobs(report: HealthReport) -> list[str]:
+    found = {j.name for j in report.jobs}
+    found.update(m.job for n in report.metrics if (m := parse(n)) is not None and m.job is not None)
+    return sorted(found)
+
+
+def gpus(report: HealthReport) -> list[int]:
+    found = {m.gpu for n in report.metrics if (m := parse(n)) is not None and m.gpu is not None}
+    found.update(int(k.rsplit("@", 1)[1]) for k in report.knobs if re.fullmatch(r"gpu\.power_limit_w@\d+", k))
+    return sorted(found)
+
+
+def _best(names: list[str], score: Callable[[str], float | None]) -> list[str]:
+    scored = [(s, n) for n in names if (s := score(n)) is not None]
+    return [max(scored)[1]] if scored else names[:1] if len(names) == 1 else []
+
+
+def resolve(selector: str, report: HealthReport, cause: Cause) -> list[Target]:
+    if selector == "none":
+        return [None]
+    if selector == "data_device":
+        devs = devices(report)
+        if cause.target in devs:
+            return [cause.target]
+        return list(_best(devs, lambda d: report.metrics.get(f"io.{d}.read_kbps")))
+    if selector == "job":
+        names = jobs(report)
+        if cause.target in names:
+            return [cause.target]
+        return list(_best(names, lambda j: report.metrics.get(f"trainer.{j}.data_wait_frac")))
+    indexes = gpus(report)
+    named = re.fullmatch(r"(?:gpu)?(\d+)", str(cause.target or ""))
+    if named and int(named.group(1)) in indexes:
+        return [int(named.group(1))]
+    at_limit: list[Target] = []
+    for i in indexes:
+        draw, limit = report.metrics.get(f"gpu.{i}.power_w"), report.metrics.get(f"gpu.{i}.power_limit_w")
+        if draw is not None and limit and draw >= 0.9 * limit:
+            at_limit.append(i)
+    return at_limit
+
+
+def fill(template: str, selector: str, target: Target) -> str:
+    """Put the target into `{device}`/`{job}`/`{gpu}`; a placeholder of another kind matches any."""
+    own = {"data_device": "device", "job": "job", "gpu": "gpu"}.get(selector)
+    out = template
+    for kind, ph in _PLACEHOLDERS.items():
+        out = out.replace(ph, str(target) if kind == own and target is not None else "*")
+    return out
+
+
+def _summary(report: HealthReport, name: str) -> MetricSummary | None:
+    for metrics in report.subsystems.values():
+        if name in metrics:
+            return metrics[name]
+    return None
+
+
+def metric_values(report: HealthReport, pattern: str, stat: str) -> list[float]:
+    """The figure of every metric the (possibly wildcard) name matches."""
+    names = [n for n in report.metrics if matches(pattern, n)] if "*" in pattern else [pattern]
+    out: list[float] = []
+    for n in names:
+        if stat == "value":
+            if n in report.metrics:
+                out.append(report.metrics[n])
+        elif (s := _summary(report, n)) is not None:
+            out.append(float(getattr(s, stat)))
+    return out
+
+
+def current(report: HealthReport, primitive_id: str, target: Target) -> KnobValue | None:
+    key = knob_key(primitive_id, target)
+    if key in report.knobs:
+        return report.knobs[key]
+    if primitive_id == "loader.workers":
+        for j in report.jobs:
+            if j.name == target and j.loader_workers is not None:
+                return j.loader_workers
+    return None
+
+
+def host_names(report: HealthReport, selector: str, target: Target) -> dict[str, float]:
+    """The names a policy expression may use (agent.proposers.expr.NAMES), but `current`."""
+    cores = float(report.host.cpus)
+    n_gpus = float(max(report.host.gpus, len(gpus(report))))
+    n_jobs = float(max(1, len(jobs(report))))
+    job_gpus = 1.0
+    if selector == "job":
+        job_gpus = float(max(1, next((len(j.gpus) for j in report.jobs if j.name == target), 1)))
+    return {
+        "cores": cores,
+        "gpus": n_gpus,
+        "numa_nodes": float(report.host.numa_nodes),
+        "jobs": n_jobs,
+        "job_gpus": job_gpus,
+        "cores_per_job": cores / n_jobs,
+        "cores_per_gpu": cores / n_gpus if n_gpus else cores,
+    }

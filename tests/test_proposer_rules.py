@@ -1,0 +1,254 @@
+"""The rule proposer on hand-built diagnoses: targets from the report, bounded steps, hysteresis, no-ops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from agent.diagnosis.model import Category, Cause, Diagnosis
+from agent.proposal import Proposal
+from agent.proposers.base import Proposer
+from agent.proposers.policy import parse_policy
+from agent.proposers.rules import RuleProposer, load_policies
+from agent.report import HealthReport, HostInfo, JobInfo, KnobValue, build_report
+from agent.sample import Sample
+from agent.window import Window
+from primitives.catalog import proposal_schema
+
+SCHEMA = Draft202012Validator(proposal_schema())
+BASE_KNOBS: dict[str, KnobValue] = {
+    "vm.dirty_ratio": 20,
+    "vm.dirty_background_ratio": 10,
+    "vm.dirty_bytes": 0,
+    "vm.dirty_background_bytes": 0,
+    "vm.swappiness": 60,
+    "vm.min_free_kbytes": 67584,
+    "kernel.numa_balancing": 0,
+    "mm.thp_defrag": "madvise",
+}
+
+
+def report(
+    series: dict[str, list[float]],
+    *,
+    knobs: dict[str, KnobValue] | None = None,
+    jobs: list[JobInfo] | None = None,
+    cpus: int = 64,
+    gpus: int = 2,
+    devices: tuple[str, ...] = ("nvme0n1",),
+) -> HealthReport:
+    n = max(len(v) for v in series.values())
+    samples = [Sample(t=float(t), m={k: v[t] for k, v in series.items() if t < len(v)}) for t in range(n)]
+    return build_report(
+        Window(samples=samples),
+        HostInfo(cpus=cpus, gpus=gpus, numa_nodes=2, block_devices=list(devices)),
+        knobs={**BASE_KNOBS, **(knobs or {})},
+        jobs=jobs if jobs is not None else [JobInfo(name="sdxl", gpus=[0, 1], loader_workers=8)],
+    )
+
+
+def diagnosis(category: str, confidence: float = 0.9, target: str | None = None) -> Diagnosis:
+    return Diagnosis(
+        causes=[Cause(category=Category(category), confidence=confidence, summary="s", target=target)]
+    )
+
+
+def default() -> RuleProposer:
+    return RuleProposer(load_policies([]))
+
+
+def one(p: Proposal) -> tuple[str, Any, Any]:
+    assert len(p.actions) == 1, p
+    a = p.actions[0]
+    assert SCHEMA.is_valid(p.model_dump()), p
+    return a.primitive, a.target, a.value
+
+
+WAITING = {"trainer.sdxl.data_wait_frac": [0.02, 0.4, 0.5, 0.02], "mem.available_mib": [60000.0] * 4}
+
+
+def test_rule_proposer_is_a_proposer() -> None:
+    assert isinstance(default(), Proposer)
+
+
+def test_writeback_lowers_background_ratio_with_a_reason() -> None:
+    p = default().propose(report(WAITING), diagnosis("writeback_burst", 0.97))
+    assert one(p) == ("vm.dirty_background_ratio", None, 5)
+    assert p.actions[0].reason.startswith(
+        "writeback_burst (0.97): lower vm.dirty_background_ratio from 10 to 5"
+    )
+
+
+def test_writeback_on_a_large_memory_host_sets_background_bytes() -> None:
+    r = report({**WAITING, "mem.available_mib": [900000.0] * 4})
+    assert one(default().propose(r, diagnosis("writeback_burst"))) == (
+        "vm.dirty_background_bytes",
+        None,
+        1 << 30,
+    )
+
+
+def test_writeback_in_bytes_mode_lowers_the_bytes_by_one_step() -> None:
+    r = report(WAITING, knobs={"vm.dirty_background_ratio": 0, "vm.dirty_background_bytes": 2 << 30})
+    assert one(default().propose(r, diagnosis("writeback_burst"))) == (
+        "vm.dirty_background_bytes",
+        None,
+        512 << 20,
+    )
+
+
+def test_writeback_with_background_already_low_throttles_writers_sooner() -> None:
+    r = report(WAITING, knobs={"vm.dirty_background_ratio": 5})
+    assert one(default().propose(r, diagnosis("writeback_burst"))) == ("vm.dirty_ratio", None, 10)
+
+
+def test_hysteresis_acts_above_holds_inside_and_releases_below() -> None:
+    rp = default()
+    d = diagnosis("writeback_burst")
+    inside = report({**WAITING, "trainer.sdxl.data_wait_frac": [0.1, 0.1]})
+    p = rp.propose(inside, d)
+    assert p.actions == [] and "inside the band, not active" in (p.noop_reason or "")
+    assert one(rp.propose(report(WAITING), d))[0] == "vm.dirty_background_ratio"
+    assert one(rp.propose(inside, d))[0] == "vm.dirty_background_ratio"  # still active inside the band
+    calm = report({**WAITING, "trainer.sdxl.data_wait_frac": [0.02, 0.03]})
+    p = rp.propose(calm, d)
+    assert p.actions == [] and "released" in (p.noop_reason or "")
+    assert rp.propose(inside, d).actions == []
+
+
+def test_hysteresis_does_not_block_when_its_metric_is_not_measured() -> None:
+    r = report({"mem.available_mib": [60000.0]}, jobs=[])
+    assert one(default().propose(r, diagnosis("writeback_burst")))[0] == "vm.dirty_background_ratio"
+
+
+def test_readahead_is_raised_on_the_device_with_the_read_traffic() -> None:
+    series = {
+        **WAITING,
+        "io.nvme0n1.read_kbps": [10.0, 12.0],
+        "io.md0.read_kbps": [900000.0, 950000.0],
+        "io.md0.avg_req_kb": [128.0, 128.0],
+    }
+    knobs: dict[str, KnobValue] = {"block.read_ahead_kb@nvme0n1": 128, "block.read_ahead_kb@md0": 128}
+    r = report(series, knobs=knobs, devices=("nvme0n1", "md0"))
+    p = default().propose(r, diagnosis("readahead_mismatch"))
+    assert one(p) == ("block.read_ahead_kb", "md0", 2048)
+
+
+def test_readahead_named_by_the_cause_wins_and_is_lowered_when_large() -> None:
+    knobs: dict[str, KnobValue] = {"block.read_ahead_kb@vdb": 8192, "block.read_ahead_kb@vdc": 128}
+    r = report({**WAITING, "io.vdb.avg_req_kb": [1024.0]}, knobs=knobs, devices=("vdb", "vdc"))
+    assert one(default().propose(r, diagnosis("readahead_mismatch", target="vdb"))) == (
+        "block.read_ahead_kb",
+        "vdb",
+        256,
+    )  # 8192 / 32: the primitive's largest step toward 128
+
+
+def test_starvation_raises_workers_of_the_waiting_job_by_a_bounded_step() -> None:
+    jobs = [JobInfo(name="a", gpus=[0], loader_workers=4), JobInfo(name="b", gpus=[1], loader_workers=4)]
+    series = {"trainer.a.data_wait_frac": [0.05, 0.1], "trainer.b.data_wait_frac": [0.4, 0.6]}
+    r = report(series, knobs={"loader.workers@a": 4, "loader.workers@b": 4}, jobs=jobs)
+    assert one(default().propose(r, diagnosis("dataloader_starvation"))) == ("loader.workers", "b", 6)
+
+
+def test_starvation_at_the_core_budget_deepens_prefetch_instead() -> None:
+    jobs = [JobInfo(name="sdxl", gpus=[0, 1], loader_workers=62)]
+    knobs: dict[str, KnobValue] = {"loader.workers@sdxl": 62, "loader.prefetch_factor@sdxl": 2}
+    r = report(WAITING, knobs=knobs, jobs=jobs)
+    assert one(default().propose(r, diagnosis("dataloader_starvation"))) == (
+        "loader.prefetch_factor",
+        "sdxl",
+        4,
+    )
+
+
+def test_oversubscription_lowers_workers_toward_the_cores() -> None:
+    jobs = [JobInfo(name="sdxl", gpus=[0], loader_workers=64)]
+    r = report(WAITING, knobs={"loader.workers@sdxl": 64}, jobs=jobs, cpus=16)
+    primitive, target, value = one(default().propose(r, diagnosis("loader_oversubscription")))
+    assert (primitive, target) == ("loader.workers", "sdxl") and 1 <= value <= 16
+
+
+def test_power_limit_is_raised_only_on_the_gpu_at_its_limit() -> None:
+    series = {
+        "gpu.0.power_w": [300.0, 310.0],
+        "gpu.0.power_limit_w": [700.0, 700.0],
+        "gpu.1.power_w": [598.0, 600.0],
+        "gpu.1.power_limit_w": [600.0, 600.0],
+    }
+    r = report(series, knobs={"gpu.power_limit_w@0": 700, "gpu.power_limit_w@1": 600})
+    assert one(default().propose(r, diagnosis("gpu_power_throttle"))) == ("gpu.power_limit_w", 1, 700)
+
+
+def test_memory_reclaim_raises_min_free_by_one_step() -> None:
+    r = report({"mem.direct_reclaim_ms_per_s": [50.0]})
+    assert one(default().propose(r, diagnosis("memory_reclaim"))) == ("vm.min_free_kbytes", None, 135168)
+
+
+def test_numa_remote_turns_balancing_on_and_says_why_not_when_already_on() -> None:
+    r = report({"numa.remote_frac": [0.4]})
+    assert one(default().propose(r, diagnosis("numa_remote"))) == ("kernel.numa_balancing", None, 1)
+    on = report({"numa.remote_frac": [0.4]}, knobs={"kernel.numa_balancing": 1})
+    p = default().propose(on, diagnosis("numa_remote"))
+    assert p.actions == [] and "already at or past the goal" in (p.noop_reason or "")
+
+
+@pytest.mark.parametrize(
+    ("category", "words"),
+    [
+        ("gpu_thermal_throttle", "heat"),
+        ("pcie_bottleneck", "PCIe"),
+        ("comm_wait", "NCCL"),
+        ("host_overhead", "training code"),
+        ("cpu_contention", "other work"),
+        ("none", "healthy"),
+    ],
+)
+def test_causes_without_a_safe_primitive_are_explicit_noops(category: str, words: str) -> None:
+    p = default().propose(report(WAITING), diagnosis(category))
+    assert p.actions == [] and words in (p.noop_reason or "")
+    assert SCHEMA.is_valid(p.model_dump())
+
+
+def test_a_low_confidence_cause_changes_nothing() -> None:
+    p = default().propose(report(WAITING), diagnosis("writeback_burst", 0.3))
+    assert p.actions == [] and "no rule of the policy acts on writeback_burst" in (p.noop_reason or "")
+
+
+def test_a_knob_the_host_lacks_is_never_proposed() -> None:
+    r = report(WAITING)
+    r.knobs.pop("vm.dirty_background_ratio")
+    r.knobs.pop("vm.dirty_ratio")
+    p = default().propose(r, diagnosis("writeback_burst"))
+    assert p.actions == [] and "unknown" in (p.noop_reason or "")
+
+
+OPS = """\
+version: 1
+enable: [trainer.batch_size]
+rules:
+  - name: ops-bg
+    cause: writeback_burst
+    action: {primitive: vm.dirty_background_ratio, target: none, value: 3, direction: down}
+    reason: our fleet runs at 3
+  - name: ops-batch
+    cause: host_overhead
+    action: {primitive: trainer.batch_size, target: job, value: current * 2, direction: up}
+    reason: amortise launch overhead
+"""
+
+
+def test_batch_size_is_never_proposed_by_default_but_an_enabling_policy_may() -> None:
+    r = report(WAITING, knobs={"trainer.batch_size@sdxl": 256})
+    assert default().propose(r, diagnosis("host_overhead")).actions == []
+    rp = RuleProposer([parse_policy(OPS, "ops.yaml"), *load_policies([])])
+    assert one(rp.propose(r, diagnosis("host_overhead"))) == ("trainer.batch_size", "sdxl", 512)
+
+
+def test_operator_rules_come_first_and_a_knob_is_changed_once() -> None:
+    rp = RuleProposer([parse_policy(OPS, "ops.yaml"), *load_policies([])])
+    out = rp.explain(report(WAITING), diagnosis("writeback_burst"))
+    assert one(out.proposal) == ("vm.dirty_background_ratio", None, 3)
+    assert any("already changed by an earlier rule" in t for t in out.trace)
