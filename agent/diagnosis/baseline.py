@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 from agent.window import Window
 
@@ -52,13 +51,22 @@ def step_noise(values: Sequence[float]) -> float:
     return MAD_TO_SIGMA * median(diffs) / math.sqrt(2.0)
 
 
-@dataclass(frozen=True)
 class Baseline:
-    """Median and MAD of a metric over the healthy past."""
+    """Median and MAD of a metric over the healthy past; the MAD is computed when first needed."""
 
-    median: float
-    mad: float
-    n: int
+    def __init__(self, values: list[float]) -> None:
+        self._values = sorted(values)
+        n = len(self._values)
+        self.n = n
+        mid = n // 2
+        self.median = self._values[mid] if n % 2 else 0.5 * (self._values[mid - 1] + self._values[mid])
+        self._mad: float | None = None
+
+    @property
+    def mad(self) -> float:
+        if self._mad is None:
+            self._mad = mad(self._values, self.median)
+        return self._mad
 
     def z(self, value: float) -> float:
         """Robust z-score; a flat baseline gets a floor so a tiny wiggle is not infinite."""
@@ -66,46 +74,68 @@ class Baseline:
         return (value - self.median) / sigma
 
 
+# Median and MAD settle long before this many samples; a longer healthy past is thinned
+# evenly, so a 10-minute window costs no more than a 3-minute one.
+MAX_BASELINE_SAMPLES = 180
+
+
 def baseline(values: Sequence[float]) -> Baseline | None:
     vals = clean(values)
     if not vals:
         return None
-    m = median(vals)
-    return Baseline(median=m, mad=mad(vals, m), n=len(vals))
+    if len(vals) > MAX_BASELINE_SAMPLES:
+        vals = vals[:: -(-len(vals) // MAX_BASELINE_SAMPLES)]
+    return Baseline(vals)
 
 
-@dataclass
+Index = range | Sequence[range]
+
+
 class Frame:
-    """A window as aligned columns: `ts[i]` and `cols[name][i]` (NaN when not measured)."""
+    """A window as aligned columns: `ts[i]` and `column(name)[i]` (NaN when not measured).
 
-    ts: list[float]
-    cols: dict[str, list[float]] = field(default_factory=dict)
+    Columns are built on first use: a diagnosis reads only the metrics its rules need.
+    """
+
+    def __init__(self, ts: list[float], samples: Sequence[dict[str, float]]) -> None:
+        self.ts = ts
+        self._rows = samples
+        self._cols: dict[str, list[float]] = {}
+        keys = tuple(samples[0]) if samples else ()
+        # A steady set of sources measures the same names, in the same order, every
+        # interval; then one transposition builds every column at C speed.
+        steady = all(tuple(m) == keys for m in samples)
+        self.names: set[str] = set(keys) if steady else set().union(*(m.keys() for m in samples))
+        if samples and steady:
+            columns = zip(*[tuple(m.values()) for m in samples], strict=True)
+            self._cols = {k: list(col) for k, col in zip(keys, columns, strict=True)}
 
     @classmethod
     def from_window(cls, window: Window) -> Frame:
         samples = window.samples
-        n = len(samples)
-        cols: dict[str, list[float]] = {}
-        for i, s in enumerate(samples):
-            for name, v in s.m.items():
-                col = cols.get(name)
-                if col is None:
-                    col = cols[name] = [NAN] * n
-                col[i] = v
-        return cls(ts=[s.t for s in samples], cols=cols)
+        return cls([s.t for s in samples], [s.m for s in samples])
 
     def __len__(self) -> int:
         return len(self.ts)
 
     def has(self, name: str) -> bool:
-        return name in self.cols
-
-    def at(self, name: str, idx: Iterable[int]) -> list[float]:
-        """Measured values of `name` at the given sample indices."""
-        col = self.cols.get(name)
-        if col is None:
-            return []
-        return clean(col[i] for i in idx)
+        return name in self.names
 
     def column(self, name: str) -> list[float] | None:
-        return self.cols.get(name)
+        col = self._cols.get(name)
+        if col is None:
+            if name not in self.names:
+                return None
+            col = self._cols[name] = [m.get(name, NAN) for m in self._rows]
+        return col
+
+    def at(self, name: str, idx: Index) -> list[float]:
+        """Measured values of `name` over a range of samples, or over several ranges."""
+        col = self.column(name)
+        if col is None:
+            return []
+        runs = [idx] if isinstance(idx, range) else idx
+        out: list[float] = []
+        for r in runs:
+            out += [v for v in col[r.start : r.stop] if v == v]
+        return out

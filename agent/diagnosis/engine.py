@@ -103,7 +103,7 @@ def _score_spans(views: list[SpanView]) -> dict[Category, Finding]:
 def _symptom_evidence(v: SpanView) -> list[Evidence]:
     """The lost work itself, so every explanation cites what the GPUs and trainer showed."""
     out: list[Evidence] = []
-    if not v.lost.ref_idx and v.span.severity == 0.0:
+    if not v.lost.ref and v.span.severity == 0.0:
         return out
     for k in v.lost.kpis:
         if not any(k.flagged[i] for i in v.span.idx):

@@ -44,7 +44,7 @@ def layout_of(frame: Frame, report: HealthReport) -> Layout:
     devs: set[str] = set()
     jobs: set[str] = set()
     families: set[str] = set()
-    for name in frame.cols:
+    for name in frame.names:
         p = parse(name)
         if p is None:
             continue

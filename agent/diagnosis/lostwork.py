@@ -10,9 +10,11 @@ not open a span.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.diagnosis.baseline import NAN, Frame, clean, quantile, step_noise
+from agent.diagnosis.baseline import NAN, Baseline, Frame, clean, quantile, step_noise
 from agent.diagnosis.layout import Layout
 
 # A busy training GPU runs kernels most of the time; below this the GPU is idling.
@@ -28,7 +30,6 @@ class Kpi:
     metric: str
     loss: list[float]
     flagged: list[bool]
-    healthy: float | None = None
 
 
 @dataclass
@@ -48,51 +49,47 @@ class Span:
 @dataclass
 class LostWork:
     spans: list[Span]
-    ref_idx: list[int]
+    ref: list[range]  # the healthy past: samples outside every span and its guard
     kpis: list[Kpi]
     measured: bool  # False when the window has no KPI at all
+    base_cache: dict[str, Baseline | None] = field(default_factory=dict)
 
     @property
     def chronic(self) -> bool:
         """Lost work with no healthy stretch to compare against."""
-        return bool(self.spans) and not self.ref_idx
+        return bool(self.spans) and not self.ref
 
 
-def _mean_across(frame: Frame, names: list[str]) -> list[float]:
+def _across(frame: Frame, names: list[str], pick: Callable[[list[float]], float]) -> list[float]:
+    """Per sample, `pick` (mean, max, min) over the measured values of several columns."""
     cols = [c for c in (frame.column(n) for n in names) if c is not None]
     out: list[float] = []
-    for i in range(len(frame)):
-        vals = [c[i] for c in cols if c[i] == c[i]]
-        out.append(sum(vals) / len(vals) if vals else NAN)
+    for row in zip(*cols, strict=True):
+        total = sum(row)
+        if total == total:  # no NaN in the row: the common case, one C-level pass
+            out.append(pick(list(row)))
+        else:
+            vals = [x for x in row if x == x]
+            out.append(pick(vals) if vals else NAN)
     return out
 
 
-def _max_across(frame: Frame, names: list[str]) -> list[float]:
-    cols = [c for c in (frame.column(n) for n in names) if c is not None]
-    out: list[float] = []
-    for i in range(len(frame)):
-        vals = [c[i] for c in cols if c[i] == c[i]]
-        out.append(max(vals) if vals else NAN)
-    return out
+def _mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs)
 
 
-def _smooth(xs: list[float]) -> list[float]:
-    """Centred median of three: one odd sample neither opens nor splits a span."""
-    n = len(xs)
-    if n < 3:
-        return xs
-    out = [xs[0]]
-    for i in range(1, n - 1):
-        trio = sorted(v for v in xs[i - 1 : i + 2] if v == v)
-        out.append(trio[len(trio) // 2] if trio else NAN)
-    out.append(xs[-1])
-    return out
+def _majority(flags: list[bool]) -> list[bool]:
+    """Two of three neighbours (a median of three on the flags): one odd sample neither
+    opens nor splits a span."""
+    if len(flags) < 3:
+        return flags
+    mid = [a + b + c >= 2 for a, b, c in zip(flags, flags[1:], flags[2:], strict=False)]
+    return [flags[0] and flags[1], *mid, flags[-1] and flags[-2]]
 
 
-def _kpi(label: str, metric: str, loss: list[float], min_effect: float, noise: float, healthy: float) -> Kpi:
+def _kpi(label: str, metric: str, loss: list[float], min_effect: float, noise: float) -> Kpi:
     thr = max(min_effect, NOISE_K * noise)
-    smooth = _smooth(loss)
-    return Kpi(label, metric, smooth, [x == x and x >= thr for x in smooth], healthy)
+    return Kpi(label, metric, loss, _majority([x >= thr for x in loss]))
 
 
 def _higher_better(label: str, metric: str, series: list[float], min_effect: float, floor: float) -> Kpi:
@@ -100,63 +97,73 @@ def _higher_better(label: str, metric: str, series: list[float], min_effect: flo
     ref = max(quantile(vals, 0.9), floor)
     noise = step_noise(vals) / ref if ref > 0 else 0.0
     loss = [max(0.0, (ref - v) / ref) if v == v and ref > 0 else NAN for v in series]
-    return _kpi(label, metric, loss, min_effect, noise, ref)
+    return _kpi(label, metric, loss, min_effect, noise)
+
+
+def _clock_ratio(frame: Frame, g: int) -> list[float] | None:
+    """SM clock over its maximum while the GPU is busy; +inf otherwise, so `min` skips it.
+
+    Clocks only mean something while kernels run; an idle GPU drops its clock on purpose."""
+    clk, mx = frame.column(f"gpu.{g}.sm_clock_mhz"), frame.column(f"gpu.{g}.sm_clock_max_mhz")
+    if clk is None or mx is None:
+        return None
+    util = frame.column(f"gpu.{g}.util_pct") or [NAN] * len(frame)
+    inf = math.inf
+    return [
+        c / m if c == c and m == m and m > 0 and not (u == u and u < 50.0) else inf
+        for c, m, u in zip(clk, mx, util, strict=True)
+    ]
 
 
 def kpis(frame: Frame, lay: Layout) -> list[Kpi]:
     out: list[Kpi] = []
     util_names = [f"gpu.{g}.util_pct" for g in lay.gpus if frame.has(f"gpu.{g}.util_pct")]
     if util_names:
-        util = _mean_across(frame, util_names)
+        util = _across(frame, util_names, _mean)
         out.append(_higher_better("GPU utilization", util_names[0], util, 0.10, BUSY_UTIL_PCT))
-        # Clocks only mean something while kernels run; an idle GPU drops its clock on purpose.
-        ratios: list[int] = []
-        for g in lay.gpus:
-            if frame.has(f"gpu.{g}.sm_clock_mhz") and frame.has(f"gpu.{g}.sm_clock_max_mhz"):
-                ratios.append(g)
+        ratios = {g: r for g in lay.gpus if (r := _clock_ratio(frame, g)) is not None}
         if ratios:
-            clock = []
-            for i in range(len(frame)):
-                vals = []
-                for g in ratios:
-                    c = frame.cols[f"gpu.{g}.sm_clock_mhz"][i]
-                    m = frame.cols[f"gpu.{g}.sm_clock_max_mhz"][i]
-                    u = frame.cols.get(f"gpu.{g}.util_pct", [NAN] * len(frame))[i]
-                    if c == c and m == m and m > 0 and not (u == u and u < 50.0):
-                        vals.append(c / m)
-                clock.append(min(vals) if vals else NAN)
-            k = _higher_better("SM clock", f"gpu.{ratios[0]}.sm_clock_mhz", clock, 0.08, 0.95)
-            k.healthy = None  # a ratio to the maximum, not in the metric's MHz
-            out.append(k)
+            lowest = [min(row) for row in zip(*ratios.values(), strict=True)]
+            clock = [x if x != math.inf else NAN for x in lowest]
+            first = next(iter(ratios))
+            out.append(_higher_better("SM clock", f"gpu.{first}.sm_clock_mhz", clock, 0.08, 0.95))
     elif any(frame.has(f"gpu.{g}.power_w") for g in lay.gpus):
         names = [f"gpu.{g}.power_w" for g in lay.gpus if frame.has(f"gpu.{g}.power_w")]
-        out.append(_higher_better("GPU power", names[0], _mean_across(frame, names), 0.2, 0.0))
+        out.append(_higher_better("GPU power", names[0], _across(frame, names, _mean), 0.2, 0.0))
     for job in lay.jobs:
-        dw_name = f"trainer.{job}.data_wait_frac"
-        if frame.has(dw_name):
-            dw = frame.cols[dw_name]
+        dw = frame.column(f"trainer.{job}.data_wait_frac")
+        if dw is not None:
             loss = [max(0.0, v - NORMAL_DATA_WAIT) if v == v else NAN for v in dw]
             out.append(
-                _kpi(f"data wait of {job}", dw_name, loss, 0.07, step_noise(clean(dw)), NORMAL_DATA_WAIT)
+                _kpi(
+                    f"data wait of {job}", f"trainer.{job}.data_wait_frac", loss, 0.07, step_noise(clean(dw))
+                )
             )
-        st_name = f"trainer.{job}.step_time_ms"
-        if frame.has(st_name):
-            st = frame.cols[st_name]
+        st = frame.column(f"trainer.{job}.step_time_ms")
+        if st is not None:
             vals = clean(st)
             ref = quantile(vals, 0.1)
             if ref > 0:
                 loss = [max(0.0, 1.0 - ref / v) if v == v and v > 0 else NAN for v in st]
-                out.append(_kpi(f"step time of {job}", st_name, loss, 0.12, step_noise(vals) / ref, ref))
-        sp_name = f"trainer.{job}.samples_per_s"
-        if frame.has(sp_name):
-            out.append(_higher_better(f"throughput of {job}", sp_name, frame.cols[sp_name], 0.12, 0.0))
+                out.append(
+                    _kpi(
+                        f"step time of {job}",
+                        f"trainer.{job}.step_time_ms",
+                        loss,
+                        0.12,
+                        step_noise(vals) / ref,
+                    )
+                )
+        sp = frame.column(f"trainer.{job}.samples_per_s")
+        if sp is not None:
+            out.append(_higher_better(f"throughput of {job}", f"trainer.{job}.samples_per_s", sp, 0.12, 0.0))
     if not out:
         # No GPU or trainer figures: pressure stalls are the closest thing to lost work.
         names = [n for n in ("psi.cpu.some_avg10", "psi.io.some_avg10", "psi.mem.some_avg10") if frame.has(n)]
         if names:
-            stall = _max_across(frame, names)
+            stall = _across(frame, names, max)
             loss = [max(0.0, v / 100.0 - 0.05) if v == v else NAN for v in stall]
-            out.append(_kpi("pressure stall", names[0], loss, 0.10, step_noise(clean(stall)) / 100.0, 0.05))
+            out.append(_kpi("pressure stall", names[0], loss, 0.10, step_noise(clean(stall)) / 100.0))
     return out
 
 
@@ -182,15 +189,15 @@ def find_lost_work(frame: Frame, lay: Layout) -> LostWork:
     ks = kpis(frame, lay)
     n = len(frame)
     if not ks or n == 0:
-        return LostWork(spans=[], ref_idx=list(range(n)), kpis=ks, measured=bool(ks))
-    flags = [any(k.flagged[i] for k in ks) for i in range(n)]
+        return LostWork(spans=[], ref=[range(n)], kpis=ks, measured=bool(ks))
+    flags = [any(row) for row in zip(*(k.flagged for k in ks), strict=True)]
     min_len = 3 if n >= 20 else 2
     spans: list[Span] = []
     for a, b in _runs(flags, max_gap=2, min_len=min_len):
         losses: list[float] = []
         signals: set[str] = set()
         for i in range(a, b):
-            step = [k.loss[i] for k in ks if k.flagged[i]]
+            step = [k.loss[i] for k in ks if k.flagged[i] and k.loss[i] == k.loss[i]]
             losses.append(max(step) if step else 0.0)
             signals.update(k.label for k in ks if k.flagged[i])
         sev = min(1.0, sum(losses) / len(losses))
@@ -202,7 +209,8 @@ def find_lost_work(frame: Frame, lay: Layout) -> LostWork:
     for s in spans:
         for i in range(max(0, s.i0 - guard), min(n, s.i1 + guard)):
             bad[i] = True
-    ref = [i for i in range(n) if not bad[i]]
-    if len(ref) < max(5, n // 10):
+    good = [not b for b in bad]
+    ref = [range(a, b) for a, b in _runs(good, max_gap=0, min_len=1)]
+    if sum(len(r) for r in ref) < max(5, n // 10):
         ref = []
-    return LostWork(spans=spans, ref_idx=ref, kpis=ks, measured=True)
+    return LostWork(spans=spans, ref=ref, kpis=ks, measured=True)

@@ -49,6 +49,10 @@ def oversubscribed(v: SpanView) -> Signal:
 
 def cpu_pressure(v: SpanView) -> tuple[Signal, Signal, Signal, Signal]:
     """(CPU saturated, run-queue latency up, CPU pressure up, context switches up)."""
+    return v.memo(("cpu_pressure", ""), lambda: _cpu_pressure(v))
+
+
+def _cpu_pressure(v: SpanView) -> tuple[Signal, Signal, Signal, Signal]:
     sat = v.absolute("cpu.util_pct", 80.0, 95.0, "host CPU busy share")
     runq = best(
         [v.up("sched.runq_lat_p99_us", (3.0, 12.0), (200.0, 1500.0), "host run-queue latency p99")]

@@ -63,7 +63,7 @@ def _bits_signal(v: SpanView, gpu: int, frac: float, what: str) -> Signal:
     if frac <= 0.0:
         return Signal.zero()
     name = f"gpu.{gpu}.clock_event_reasons"
-    base = v.frame.at(name, v.lost.ref_idx)
+    base = v.frame.at(name, v.lost.ref)
     ev = Evidence(
         metric=name,
         observed=float(int(max(v.frame.at(name, v.span.idx)))),

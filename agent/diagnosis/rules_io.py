@@ -9,7 +9,6 @@ reclaim and memory pressure, not as dirty pages.
 
 from __future__ import annotations
 
-from agent.diagnosis.baseline import median
 from agent.diagnosis.fmt import fmt
 from agent.diagnosis.model import Evidence
 from agent.diagnosis.signals import Finding, Signal, SpanView, best, gather, ramp
@@ -21,6 +20,10 @@ WRITEBACK_LEAD_S = 60.0
 
 def writeback_surge(v: SpanView) -> tuple[Signal, Signal, Signal]:
     """(dirty pile-up, page cache under writeback, write burst on a device)."""
+    return v.memo(("writeback_surge", ""), lambda: _writeback_surge(v))
+
+
+def _writeback_surge(v: SpanView) -> tuple[Signal, Signal, Signal]:
     dirty = v.up(
         "mem.dirty_mib", (3.0, 10.0), (400.0, 1500.0), "dirty page cache", q=0.9, lead_s=WRITEBACK_LEAD_S
     )
@@ -41,6 +44,10 @@ def writeback_surge(v: SpanView) -> tuple[Signal, Signal, Signal]:
 
 def small_requests(v: SpanView, dev: str) -> Signal:
     """Requests got small (or are small, with a small readahead knob to explain it)."""
+    return v.memo(("small_requests", dev), lambda: _small_requests(v, dev))
+
+
+def _small_requests(v: SpanView, dev: str) -> Signal:
     name = f"io.{dev}.avg_req_kb"
     if not v.frame.has(name):
         return Signal.zero()
@@ -159,6 +166,10 @@ def readahead_mismatch(v: SpanView) -> Finding:
 
 def large_readahead(v: SpanView, dev: str) -> tuple[Signal, Signal]:
     """(more bytes read per trained sample, requests as large as a large readahead window)."""
+    return v.memo(("large_readahead", dev), lambda: _large_readahead(v, dev))
+
+
+def _large_readahead(v: SpanView, dev: str) -> tuple[Signal, Signal]:
     waste = Signal.zero()
     rk = f"io.{dev}.read_kbps"
     if v.frame.has(rk):
@@ -172,27 +183,23 @@ def large_readahead(v: SpanView, dev: str) -> tuple[Signal, Signal]:
 
 def _bytes_per_sample(v: SpanView, read_kbps: str, samples: str, dev: str, job: str) -> Signal:
     """Read volume per trained sample rose: readahead fetches data nobody uses."""
-    if v.chronic:
+    rb, sb = v.base(read_kbps), v.base(samples)
+    if rb is None or sb is None:
         return Signal.zero()
-    rs = v.frame.at(read_kbps, v.span.idx)
-    ss = v.frame.at(samples, v.span.idx)
-    rb = v.frame.at(read_kbps, v.lost.ref_idx)
-    sb = v.frame.at(samples, v.lost.ref_idx)
-    if not (rs and ss and rb and sb):
+    now_kbps, now_samples = v.level(read_kbps), v.level(samples)
+    if not (now_kbps == now_kbps and now_samples == now_samples) or rb.median <= 0 or sb.median <= 0:
         return Signal.zero()
-    per_now = median(rs) / max(median(ss), 1e-9)
-    per_base = median(rb) / max(median(sb), 1e-9)
-    if per_base <= 0:
-        return Signal.zero()
+    per_now = now_kbps / max(now_samples, 1e-9)
+    per_base = rb.median / sb.median
     # Reading more per sample only wastes anything when the device read more in total.
-    score = min(ramp(per_now / per_base, 1.8, 4.0), ramp(median(rs) / max(median(rb), 1e-9), 1.3, 2.0))
+    score = min(ramp(per_now / per_base, 1.8, 4.0), ramp(now_kbps / rb.median, 1.3, 2.0))
     if score <= 0:
         return Signal.zero()
     ev = Evidence(
         metric=read_kbps,
-        observed=median(rs),
-        baseline=median(rb),
-        threshold=median(rb) * 1.3,
+        observed=now_kbps,
+        baseline=rb.median,
+        threshold=rb.median * 1.3,
         rule=f"KB read from {dev} per trained sample of {job} rose: readahead fetches unused data",
         t_start=v.span.t_start,
     )

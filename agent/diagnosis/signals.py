@@ -10,8 +10,9 @@ speak; `prior` then stands in for the baseline shown to the user.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from agent.diagnosis.baseline import Baseline, Frame, baseline, quantile
 from agent.diagnosis.correlate import onset, timing_weight
@@ -22,6 +23,7 @@ from agent.diagnosis.model import Evidence
 from agent.report import HealthReport
 
 EPS = 1e-9
+T = TypeVar("T")
 
 
 def ramp(x: float, lo: float, hi: float) -> float:
@@ -63,26 +65,39 @@ class SpanView:
     lost: LostWork
     span: Span
     interval_s: float
-    _base_cache: dict[str, Baseline | None] = field(default_factory=dict)
+    # Rules ask for the same figures many times (every device, every look-alike).
+    _levels: dict[tuple[str, float, float], float] = field(default_factory=dict)
+    _memo: dict[tuple[str, str], Any] = field(default_factory=dict)
+
+    def memo(self, key: tuple[str, str], compute: Callable[[], T]) -> T:
+        """A figure several rules share (a device's request-size verdict, CPU pressure), once."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        result: T = self._memo[key]
+        return result
 
     @property
     def chronic(self) -> bool:
-        return not self.lost.ref_idx
+        return not self.lost.ref
 
     def lead_samples(self, seconds: float) -> int:
         return round(seconds / self.interval_s) if self.interval_s > 0 else 0
 
     def level(self, name: str, q: float = 0.5, lead_s: float = 0.0) -> float:
         """Quantile of the metric over the span, optionally reaching back `lead_s` seconds."""
-        lo = max(0, self.span.i0 - self.lead_samples(lead_s))
-        return quantile(self.frame.at(name, range(lo, self.span.i1)), q)
+        key = (name, q, lead_s)
+        x = self._levels.get(key)
+        if x is None:
+            lo = max(0, self.span.i0 - self.lead_samples(lead_s))
+            x = self._levels[key] = quantile(self.frame.at(name, range(lo, self.span.i1)), q)
+        return x
 
     def base(self, name: str) -> Baseline | None:
-        if name not in self._base_cache:
-            self._base_cache[name] = (
-                baseline(self.frame.at(name, self.lost.ref_idx)) if not self.chronic else None
-            )
-        return self._base_cache[name]
+        """Median and MAD over the healthy past; shared by every span of one diagnosis."""
+        cache = self.lost.base_cache
+        if name not in cache:
+            cache[name] = baseline(self.frame.at(name, self.lost.ref)) if self.lost.ref else None
+        return cache[name]
 
     def knob(self, key: str) -> float | None:
         v = self.report.knobs.get(key)
@@ -117,9 +132,10 @@ class SpanView:
         floor_lo = floor[0] if floor is not None else 0.0
         if b is not None:
             ratio_score = ramp(x / max(b.median, EPS), ratio[0], ratio[1]) if b.median > EPS else 1.0
+            score = min(floor_score, ratio_score)
             # A rise inside the baseline's own noise is no rise, however large the ratio.
-            noise_ok = 1.0 if b.z(x) >= 4.0 else 0.0
-            score = min(floor_score, ratio_score, noise_ok)
+            if score > 0.0 and b.z(x) < 4.0:
+                score = 0.0
             shown: float | None = b.median
             threshold = max(floor_lo, b.median * ratio[0])
         else:
@@ -158,8 +174,9 @@ class SpanView:
         ceil_hi = ceiling[0] if ceiling is not None else math.inf
         if b is not None:
             ratio_score = ramp(x / max(b.median, EPS), ratio[0], ratio[1]) if b.median > EPS else 0.0
-            noise_ok = 1.0 if b.z(x) <= -4.0 else 0.0
-            score = min(ceil_score, ratio_score, noise_ok)
+            score = min(ceil_score, ratio_score)
+            if score > 0.0 and b.z(x) > -4.0:
+                score = 0.0
             shown: float | None = b.median
             threshold = min(ceil_hi, b.median * ratio[0])
         else:
