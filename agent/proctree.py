@@ -13,7 +13,7 @@ from agent.hostfs import HostFS
 
 def children(fs: HostFS, pid: int) -> list[int]:
     """Direct children of `pid`, created by any of its threads; [] when it is gone."""
-    tasks = fs.listdir(f"/proc/{pid}/task")
+    tasks = _listdir(fs, f"/proc/{pid}/task")
     if not tasks:
         return []
     if not fs.exists(f"/proc/{pid}/task/{tasks[0]}/children"):
@@ -61,9 +61,16 @@ def _stat_ppid(stat: str) -> int:
     return int(stat[stat.rindex(")") + 2 :].split()[1])
 
 
+def _listdir(fs: HostFS, path: str) -> list[str]:
+    try:
+        return fs.listdir(path)
+    except OSError:
+        return []  # the process exited between the check and the listing
+
+
 def _all_ppids(fs: HostFS) -> dict[int, int]:
     out: dict[int, int] = {}
-    for entry in fs.listdir("/proc"):
+    for entry in _listdir(fs, "/proc"):
         if entry.isdigit():
             p = ppid(fs, int(entry))
             if p is not None:

@@ -403,3 +403,31 @@ def _cpulist(cpus: list[int]) -> str:
     from agent.hook.protocol import format_cpulist
 
     return format_cpulist(cpus)
+
+
+@pytest.mark.usefixtures("fast")
+def test_a_failing_metrics_line_does_not_end_the_link(
+    agent: TrainerSource, state: str, hooks: list[WatchedLoader[Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent.hook.procs as procs_mod
+    import agent.hook.watcher as watcher_mod
+
+    calls = [0]
+    real = procs_mod.worker_pids
+
+    def flaky(pid: int | None = None) -> list[int]:
+        calls[0] += 1
+        if calls[0] == 2:  # the first tick's worker listing
+            raise RuntimeError("bug")
+        return real(pid)
+
+    monkeypatch.setattr(procs_mod, "worker_pids", flaky)
+    monkeypatch.setattr(watcher_mod, "_WORKERS_EVERY", 1)
+    w = watched(hooks, FakeLoader(100_000, batch_size=4), state)
+    loop = TrainLoop(w, epochs=1, step_s=0.005)
+    loop.start()
+    samples = collect_for(agent, 1.0)
+    loop.stop.set()
+    loop.join(5)
+    assert calls[0] >= 3 and any("trainer.resnet50.step_time_ms" in m for m in samples)
+    assert w.link._thread.is_alive()

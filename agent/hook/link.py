@@ -95,10 +95,15 @@ class Link:
                     next_connect = now + backoff
                     backoff = min(backoff * 2, BACKOFF_MAX_S)
             if now >= next_tick:
-                msg = self._tick()  # taken even when unconnected: the next interval starts clean
-                if self._sock is not None:
-                    self._outbox.append(encode(msg))
                 next_tick = max(next_tick + PERIOD_S, now)
+                try:
+                    msg = self._tick()  # taken even when unconnected: the next interval starts clean
+                except Exception:
+                    # A failing figure costs this line, never the link (nor training).
+                    log.exception("idletune hook: could not build the metrics line")
+                else:
+                    if self._sock is not None:
+                        self._outbox.append(encode(msg))
             self._fill_outbuf()
             wait = max(0.0, min(next_tick, next_connect if self._sock is None else next_tick) - monotonic())
             rlist: list[Any] = [self._wake_r]
@@ -128,9 +133,15 @@ class Link:
             # ENOENT / ECONNREFUSED: no agent; EAGAIN: its backlog is full. Try later.
             s.close()
             return False
+        try:
+            hello = encode(self._hello())
+        except Exception:
+            log.exception("idletune hook: could not build the hello line")
+            s.close()
+            return False
         self._sock = s
         self._inbuf = b""
-        self._outbuf = encode(self._hello())
+        self._outbuf = hello
         self.connects += 1
         return True
 

@@ -26,7 +26,10 @@ def pin(pids: list[int], cpus: set[int]) -> list[int]:
     for pid in pids:
         # sched_setaffinity acts on one thread; a worker's threads (pin-memory,
         # decoders) live under /proc/<pid>/task.
-        tids = [int(t) for t in _FS.listdir(f"/proc/{pid}/task")] or [pid]
+        try:
+            tids = [int(t) for t in _FS.listdir(f"/proc/{pid}/task")] or [pid]
+        except OSError:
+            continue  # exited since it was listed
         done = False
         for tid in tids:
             try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import grp
 import itertools
+import logging
 import os
 import selectors
 import socket
@@ -24,6 +25,8 @@ from typing import Any
 from agent.hook.protocol import KEYS, MAX_LINE, PROTOCOL_VERSION, decode, encode, safe_job_name, socket_path
 from agent.sample import SourceStatus
 from agent.sources.trainer_state import AnnouncedJob, Peer, Pool, announced
+
+log = logging.getLogger("idletune.trainer")
 
 SOCKET_MODE = 0o660
 SOCKET_GROUP = "idletune"  # when it exists, trainers in this group may connect without root
@@ -250,8 +253,18 @@ class TrainerSource:
         while b"\n" in conn.inbuf:
             line, conn.inbuf = conn.inbuf.split(b"\n", 1)
             msg = decode(line)
-            if msg is not None:
+            if msg is None:
+                continue
+            try:
                 self._handle(conn, msg)
+            except Exception:
+                # A message this code mishandles costs that hook its connection (it will
+                # reconnect), never the listener and the other jobs.
+                log.exception("trainer source: dropping a hook after a message it could not handle")
+                self._drop(conn)
+                return
+            if conn.peer.conn_id not in self._conns:
+                return  # dropped while handling
         if len(conn.inbuf) > MAX_LINE:
             self._drop(conn)
 
