@@ -42,7 +42,9 @@ PRIMITIVE = ReadAhead(
     tier=Tier.LOW,
     target=TargetKind.BLOCK_DEVICE,
     value=IntRange(16, 16384, "kB"),
-    step=StepLimit(factor=32),
+    # Readahead only shapes reads and is reverted at once: one step may go from a stray
+    # 8 kB to a streaming 2 MiB, or back.
+    step=StepLimit(delta=2048, factor=32),
     causes=(Category.READAHEAD_MISMATCH, Category.STORAGE_LATENCY),
     risk="Too large for random reads wastes device bandwidth and page cache on data never used; "
     "too small for sequential shards makes many small requests.",

@@ -41,7 +41,7 @@ def test_bundled_default_policy_loads_and_covers_every_cause() -> None:
 def test_good_policy_parses() -> None:
     policy = parse_policy(GOOD, "ops.yaml")
     (rule,) = policy.rules
-    assert rule.name == "lower-bg" and rule.min_confidence == 0.5 and rule.where == "ops.yaml:3"
+    assert rule.name == "lower-bg" and rule.min_confidence == 0.3 and rule.where == "ops.yaml:3"
     assert rule.action is not None and rule.action.direction == "down"
 
 

@@ -55,6 +55,8 @@ def resolve(selector: str, report: HealthReport, cause: Cause) -> list[Target]:
         if cause.target in names:
             return [cause.target]
         return list(_best(names, lambda j: report.metrics.get(f"trainer.{j}.data_wait_frac")))
+    if selector == "jobs":
+        return list(jobs(report))
     indexes = gpus(report)
     named = re.fullmatch(r"(?:gpu)?(\d+)", str(cause.target or ""))
     if named and int(named.group(1)) in indexes:
@@ -69,7 +71,7 @@ def resolve(selector: str, report: HealthReport, cause: Cause) -> list[Target]:
 
 def fill(template: str, selector: str, target: Target) -> str:
     """Put the target into `{device}`/`{job}`/`{gpu}`; a placeholder of another kind matches any."""
-    own = {"data_device": "device", "job": "job", "gpu": "gpu"}.get(selector)
+    own = {"data_device": "device", "job": "job", "jobs": "job", "gpu": "gpu"}.get(selector)
     out = template
     for kind, ph in _PLACEHOLDERS.items():
         out = out.replace(ph, str(target) if kind == own and target is not None else "*")
@@ -96,7 +98,20 @@ def metric_values(report: HealthReport, pattern: str, stat: str) -> list[float]:
     return out
 
 
+# Knobs that a metric also reports over the window: the metric's last value is the one in
+# force now (a recorded incident's knobs are the values at its start).
+_TWINS = {"gpu.power_limit_w": "gpu.{target}.power_limit_w"}
+
+
+def _twin(report: HealthReport, primitive_id: str, target: Target) -> MetricSummary | None:
+    template = _TWINS.get(primitive_id)
+    return None if template is None else _summary(report, template.format(target=target))
+
+
 def current(report: HealthReport, primitive_id: str, target: Target) -> KnobValue | None:
+    twin = _twin(report, primitive_id, target)
+    if twin is not None:
+        return int(twin.last) if twin.last.is_integer() else twin.last
     key = knob_key(primitive_id, target)
     if key in report.knobs:
         return report.knobs[key]
@@ -107,13 +122,31 @@ def current(report: HealthReport, primitive_id: str, target: Target) -> KnobValu
     return None
 
 
+def peak(report: HealthReport, primitive_id: str) -> float | None:
+    """The highest value the knob has on any target, in the knobs or over the window."""
+    values = [
+        float(v)
+        for k, v in report.knobs.items()
+        if (k == primitive_id or k.startswith(primitive_id + "@")) and not isinstance(v, str)
+    ]
+    template = _TWINS.get(primitive_id)
+    if template is not None:
+        values += [
+            s.max
+            for n in report.metrics
+            if matches(template.format(target="*"), n)
+            if (s := _summary(report, n)) is not None
+        ]
+    return max(values) if values else None
+
+
 def host_names(report: HealthReport, selector: str, target: Target) -> dict[str, float]:
-    """The names a policy expression may use (agent.proposers.expr.NAMES), but `current`."""
+    """The names a policy expression may use (agent.proposers.expr.NAMES), but `current` and `peak`."""
     cores = float(report.host.cpus)
     n_gpus = float(max(report.host.gpus, len(gpus(report))))
     n_jobs = float(max(1, len(jobs(report))))
     job_gpus = 1.0
-    if selector == "job":
+    if selector in ("job", "jobs"):
         job_gpus = float(max(1, next((len(j.gpus) for j in report.jobs if j.name == target), 1)))
     return {
         "cores": cores,

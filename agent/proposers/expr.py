@@ -20,6 +20,7 @@ NAMES = {
     "cores_per_job": "cores / jobs",
     "cores_per_gpu": "cores / gpus (cores when there is no GPU)",
     "current": "the knob's current value",
+    "peak": "the knob's highest value on any target (GPU power limits: also over the window)",
 }
 _BINOPS: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add,

@@ -26,7 +26,7 @@ Stat = Literal["value", "mean", "median", "min", "max", "last"]
 Op = Literal["above", "below", "equals", "not_equals"]
 OPS: tuple[Op, ...] = ("above", "below", "equals", "not_equals")
 STATS: tuple[Stat, ...] = ("value", "mean", "median", "min", "max", "last")
-Selector = Literal["none", "data_device", "job", "gpu"]
+Selector = Literal["none", "data_device", "job", "jobs", "gpu"]
 _SELECTOR_FOR: dict[TargetKind, Selector] = {
     TargetKind.NONE: "none",
     TargetKind.CPUSET: "none",
@@ -35,6 +35,7 @@ _SELECTOR_FOR: dict[TargetKind, Selector] = {
     TargetKind.GPU: "gpu",
 }
 CONFIDENCE = "confidence"
+DEFAULT_MIN_CONFIDENCE = 0.3
 
 
 class PolicyError(Exception):
@@ -216,7 +217,7 @@ def _rule(r: _Reader, node: Node, enable: frozenset[str]) -> Rule:
         except ValueError:
             known = ", ".join(c.value for c in Category)
             raise r.fail(n, f"rule {name}: unknown cause {word!r} (known: {known})") from None
-    min_conf = 0.5
+    min_conf = DEFAULT_MIN_CONFIDENCE
     if "min_confidence" in m:
         min_conf = r.number(m["min_confidence"], f"rule {name}: min_confidence")
         if not 0.0 <= min_conf <= 1.0:
@@ -246,7 +247,7 @@ def _rule(r: _Reader, node: Node, enable: frozenset[str]) -> Rule:
     )
 
 
-REASON_FIELDS = ("current", "value", "target", "primitive", "cause", "confidence")
+REASON_FIELDS = ("current", "value", "goal", "target", "primitive", "cause", "confidence")
 
 
 def _reason(r: _Reader, node: Node, rule: str) -> str:
@@ -324,7 +325,9 @@ def _action(r: _Reader, node: Node, rule: str, enable: frozenset[str]) -> RuleAc
     selector = _SELECTOR_FOR[p.target]
     if "target" in m:
         given = r.text(m["target"], f"{what}: target")
-        if given != selector:
+        if given == "jobs" and selector == "job":
+            selector = "jobs"  # every job, each judged on its own
+        elif given != selector:
             raise r.fail(m["target"], f"{what}: {pid} takes target `{selector}`, not {given!r}")
     value: Expr | str
     if isinstance(p.value, IntRange):

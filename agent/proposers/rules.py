@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent.diagnosis.model import Cause, Diagnosis
+from agent.diagnosis.model import Category, Cause, Diagnosis
 from agent.proposal import Action, Proposal
 from agent.proposers import context
 from agent.proposers.policy import CONFIDENCE, Band, Condition, Policy, Rule, RuleAction, load_policy
@@ -103,13 +103,14 @@ class RuleProposer:
         now = context.current(report, act.primitive.id, target)
         if now is None:
             return None, f"current value of {knob_key(act.primitive.id, target)} unknown (not on this host?)"
-        value, why = _next_value(act, report, target, now)
+        value, goal, why = _next_value(act, report, target, now)
         if value is None:
             return None, why
         text = rule.reason.format_map(
             {
                 "current": now,
                 "value": value,
+                "goal": goal,
                 "target": target,
                 "primitive": act.primitive.id,
                 "cause": cause.category.value,
@@ -166,7 +167,12 @@ def _noop_reason(diagnosis: Diagnosis, noops: list[tuple[Cause, str]], idle: lis
 
 
 def _matching_cause(rule: Rule, diagnosis: Diagnosis) -> Cause | None:
-    found = [c for c in diagnosis.causes if c.category in rule.causes and c.confidence >= rule.min_confidence]
+    ranked = diagnosis.causes
+    if Category.NONE not in rule.causes:
+        # A cause ranked below "healthy" is one the diagnosis itself does not believe in.
+        healthy = next((i for i, c in enumerate(ranked) if c.category is Category.NONE), len(ranked))
+        ranked = ranked[:healthy]
+    found = [c for c in ranked if c.category in rule.causes and c.confidence >= rule.min_confidence]
     return max(found, key=lambda c: c.confidence) if found else None
 
 
@@ -203,19 +209,26 @@ def _compare(v: KnobValue, op: str, threshold: float | str) -> bool:
 
 def _next_value(
     act: RuleAction, report: HealthReport, target: Target, now: KnobValue
-) -> tuple[KnobValue | None, str]:
+) -> tuple[KnobValue | None, KnobValue, str]:
+    """The value one step toward the rule's goal, the goal, and why there is none when there is none."""
     p = act.primitive
     if isinstance(act.value, str):
         if str(now) == act.value:
-            return None, f"{p.id} is already {act.value}"
-        return act.value, ""
+            return None, act.value, f"{p.id} is already {act.value}"
+        return act.value, act.value, ""
     if not isinstance(p.value, IntRange) or isinstance(now, str):
-        return None, f"{p.id} has no numeric current value ({now!r})"
+        return None, now, f"{p.id} has no numeric current value ({now!r})"
     cur = float(now)
-    names = {**context.host_names(report, act.target, target), "current": cur}
+    top = context.peak(report, p.id)
+    names = {
+        **context.host_names(report, act.target, target),
+        "current": cur,
+        "peak": cur if top is None else top,
+    }
     goal = min(max(act.value.evaluate(names), p.value.min), p.value.max)
+    shown = round(goal)
     if (act.direction == "up" and goal <= cur) or (act.direction == "down" and goal >= cur) or goal == cur:
-        return None, f"{p.id} is {now}, already at or past the goal {goal:g}"
+        return None, shown, f"{p.id} is {now}, already at or past the goal {goal:g}"
     if act.step is not None:
         limit = abs(act.step.evaluate(names))
         goal = cur + max(-limit, min(limit, goal - cur))
@@ -223,5 +236,5 @@ def _next_value(
         goal = p.step.clamp(cur, goal)
     value = int(min(max(round(goal), p.value.min), p.value.max))
     if value == cur:
-        return None, f"one step from {now} does not change {p.id}"
-    return value, ""
+        return None, shown, f"one step from {now} does not change {p.id}"
+    return value, shown, ""
