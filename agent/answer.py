@@ -57,14 +57,19 @@ def catalogue_remedies(category: Category) -> list[str]:
     return [f"{p.id}: {p.description}" for p in for_cause(category)]
 
 
-def _evidence_line(e: Evidence) -> str:
+def _at(t: float, report: HealthReport) -> str:
+    """A time as seconds into the window: live windows carry wall-clock times."""
+    return f"t={fmt(t - report.window.start)} s"
+
+
+def _evidence_line(e: Evidence, report: HealthReport) -> str:
     parts = [f"{e.metric} = {fmt(e.observed)}"]
     if e.baseline is not None:
         parts.append(f"baseline {fmt(e.baseline)}")
     if e.threshold is not None:
         parts.append(f"threshold {fmt(e.threshold)}")
     if e.t_start is not None:
-        parts.append(f"since t={fmt(e.t_start)} s")
+        parts.append(f"since {_at(e.t_start, report)}")
     return ", ".join(parts)
 
 
@@ -73,7 +78,7 @@ def _against(e: Evidence) -> str:
     return f"{e.metric} was {fmt(e.observed)}{base}"
 
 
-def _lost_work_sentence(d: Diagnosis) -> str:
+def _lost_work_sentence(report: HealthReport, d: Diagnosis) -> str:
     spans = d.lost_work
     if not spans:
         return ""
@@ -81,14 +86,14 @@ def _lost_work_sentence(d: Diagnosis) -> str:
     more = f" (and in {len(spans) - 1} other span{'s' if len(spans) > 2 else ''})" if len(spans) > 1 else ""
     signals = ", ".join(worst.signals) or "the KPIs"
     return (
-        f"The GPUs lost work from t={fmt(worst.t_start)} s to t={fmt(worst.t_end)} s{more}, "
+        f"The GPUs lost work from {_at(worst.t_start, report)} to {_at(worst.t_end, report)}{more}, "
         f"about {pct(worst.severity)} of it, seen in {signals}."
     )
 
 
 def paragraph(report: HealthReport, d: Diagnosis) -> str:
     top = d.top
-    lost = _lost_work_sentence(d)
+    lost = _lost_work_sentence(report, d)
     if top.category == Category.NONE:
         text = lost + (" " if lost else "")
         text += f"The host looks healthy ({pct(top.confidence)} confident): {top.summary}."
@@ -144,7 +149,7 @@ def answer_text(report: HealthReport, d: Diagnosis, remedies: Remedies | None = 
     top = d.top
     out += ["", f"Evidence for {top.category.value}:"]
     if top.evidence:
-        out += [f"  - {_evidence_line(e)}: {e.rule}" for e in top.evidence]
+        out += [f"  - {_evidence_line(e, report)}: {e.rule}" for e in top.evidence]
     else:
         out.append("  not enough evidence: no figure supports a cause")
     out += ["", "What could be done:"]

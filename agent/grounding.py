@@ -44,22 +44,26 @@ def _report_values(r: HealthReport) -> Iterable[float]:
     yield from r.drops.values()
 
 
-def _diagnosis_values(d: Diagnosis) -> Iterable[float]:
+def _diagnosis_values(d: Diagnosis, t0: float) -> Iterable[float]:
+    """Figures of the diagnosis; times also as seconds into the window (`t0` its start)."""
     for c in d.causes:
         yield c.confidence
         for e in c.evidence:
-            for v in (e.observed, e.baseline, e.threshold, e.t_start):
+            for v in (e.observed, e.baseline, e.threshold):
                 if v is not None:
                     yield v
+            if e.t_start is not None:
+                yield from (e.t_start, e.t_start - t0)
             if e.baseline:
                 yield e.observed / e.baseline
     for s in d.lost_work:
-        yield from (s.t_start, s.t_end, s.severity, s.t_end - s.t_start)
+        yield from (s.t_start, s.t_end, s.t_start - t0, s.t_end - t0, s.severity, s.t_end - s.t_start)
     yield len(d.lost_work)
 
 
 def known_values(report: HealthReport, diagnosis: Diagnosis) -> list[float]:
-    vals = [float(v) for v in (*_report_values(report), *_diagnosis_values(diagnosis))]
+    values = (*_report_values(report), *_diagnosis_values(diagnosis, report.window.start))
+    vals = [float(v) for v in values]
     vals += [float(m) for m in _NUMBER.findall(diagnosis.question)]
     return vals
 

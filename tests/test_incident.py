@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -21,9 +23,9 @@ def _copy(tmp_path: Path, name: str = "healthy-host") -> Path:
     return dst
 
 
-def _edit(folder: Path, change: object) -> None:
+def _edit(folder: Path, change: Callable[[dict[str, Any]], object]) -> None:
     data = yaml.safe_load((folder / "incident.yaml").read_text())
-    change(data)  # type: ignore[operator]
+    change(data)
     (folder / "incident.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
 
 

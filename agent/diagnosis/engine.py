@@ -151,6 +151,22 @@ def _kpi_evidence(lost: LostWork, frame: Frame) -> list[Evidence]:
     return out
 
 
+def _healthy_verdict(lost: LostWork, worst: float) -> tuple[float, str]:
+    """How sure "healthy" is depends on what could have shown lost work."""
+    labels = {k.label for k in lost.kpis}
+    has_trainer = any(k.metric.startswith("trainer.") for k in lost.kpis)
+    if "GPU utilization" in labels:
+        if has_trainer:
+            return 0.95 - worst, "no lost work: the GPUs stayed busy and the trainer did not wait"
+        return 0.9 - worst, "no lost work: the GPUs stayed busy"
+    if has_trainer:
+        return 0.85 - worst, "no lost work: the trainer's step time held and it did not wait for data"
+    return (
+        0.6 * (1.0 - worst),
+        "no pressure stalls; without GPU or trainer figures, lost work could only be inferred",
+    )
+
+
 def _missing(report: HealthReport, lay: Layout, lost: LostWork) -> list[str]:
     out = list(report.missing())
     if not lay.gpus:
@@ -218,8 +234,7 @@ def diagnose(window: Window, report: HealthReport, question: str | None = None) 
         )
         none_ev: list[Evidence] = []
     elif lost.measured:
-        none_conf = 0.95 - worst
-        none_summary = "no lost work: the GPUs stayed busy and the trainer did not wait"
+        none_conf, none_summary = _healthy_verdict(lost, worst)
         none_ev = _kpi_evidence(lost, frame)
     else:
         none_conf = 0.5 * (1.0 - worst)

@@ -155,9 +155,13 @@ def pcie_bottleneck(v: SpanView) -> Finding:
     compute = v.compute_side()
     drop = ramp(v.util_drop(), 0.05, 0.3)
     for g, rx in v.gpu_names("gpu.<i>.pcie_rx_kbps"):
+        # Capacity by model is a guess (a Gen5 GPU may sit in a Gen4 slot): traffic near a
+        # Gen4 link is already unusual for training input and counts too.
+        gen4 = v.absolute(rx, 0.6 * _GEN_KBPS[4], 0.9 * _GEN_KBPS[4], f"PCIe traffic into GPU {g}")
         near = v.absolute(
             rx, 0.45 * cap, 0.8 * cap, f"PCIe traffic into GPU {g} against the usable capacity of its link"
         )
+        near = best([near, gen4])
         rise = v.up(rx, (2.0, 5.0), (0.2 * cap, 0.4 * cap), f"PCIe traffic into GPU {g}")
         lead = max(near.score, rise.score)
         score = (0.55 * max(near.score, 0.8 * rise.score) + 0.25 * compute + 0.2 * drop) * ramp(

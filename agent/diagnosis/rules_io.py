@@ -72,7 +72,10 @@ def _small_requests(v: SpanView, dev: str) -> Signal:
         ],
     )
     if v.chronic:
-        return best([absolute, explained])
+        # Small requests under a large readahead window are small random reads, not readahead.
+        return best(
+            [Signal(absolute.score * (knob_small if ra is not None else 0.5), absolute.evidence), explained]
+        )
     rel = v.down(name, (0.6, 0.2), (192.0, 48.0), f"mean request size on {dev}")
     return best([rel, explained])
 
@@ -138,6 +141,8 @@ def readahead_mismatch(v: SpanView) -> Finding:
         small_score = small.score * (
             0.35 + 0.2 * knob_small + 0.15 * iops.score + 0.15 * stress.score + 0.15 * data
         )
+        if ra is not None:
+            small_score *= 0.2 + 0.8 * knob_small
         waste, big = large_readahead(v, dev)
         miss = v.up("mem.pagecache_miss_per_s", (1.5, 4.0), None, "page cache misses")
         lead = max(waste.score, big.score)

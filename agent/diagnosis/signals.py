@@ -78,7 +78,7 @@ class SpanView:
 
     @property
     def chronic(self) -> bool:
-        return not self.lost.ref
+        return self.lost.chronic
 
     def lead_samples(self, seconds: float) -> int:
         return round(seconds / self.interval_s) if self.interval_s > 0 else 0
