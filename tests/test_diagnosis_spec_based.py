@@ -90,7 +90,8 @@ def storage(m: dict[str, float]) -> None:
 
 
 def reclaim(m: dict[str, float]) -> None:
-    m.update({"mem.direct_reclaim_ms_per_s": 180.0, "mem.kswapd_wakeups_per_s": 60.0, "psi.mem.some_avg10": 25.0})
+    m.update({"mem.direct_reclaim_ms_per_s": 180.0, "mem.kswapd_wakeups_per_s": 60.0})
+    m["psi.mem.some_avg10"] = 25.0
     m["mem.available_mib"] = 9000.0
     _data_loss(m, 0.35)
 
