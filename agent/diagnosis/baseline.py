@@ -79,13 +79,16 @@ class Baseline:
 MAX_BASELINE_SAMPLES = 180
 
 
+def baseline_stride(n: int) -> int:
+    """Every how many samples a healthy past of `n` samples is read."""
+    return max(1, -(-n // MAX_BASELINE_SAMPLES))
+
+
 def baseline(values: Sequence[float]) -> Baseline | None:
     vals = clean(values)
     if not vals:
         return None
-    if len(vals) > MAX_BASELINE_SAMPLES:
-        vals = vals[:: -(-len(vals) // MAX_BASELINE_SAMPLES)]
-    return Baseline(vals)
+    return Baseline(vals[:: baseline_stride(len(vals))])
 
 
 Index = range | Sequence[range]
@@ -129,13 +132,14 @@ class Frame:
             col = self._cols[name] = [m.get(name, NAN) for m in self._rows]
         return col
 
-    def at(self, name: str, idx: Index) -> list[float]:
-        """Measured values of `name` over a range of samples, or over several ranges."""
+    def at(self, name: str, idx: Index, stride: int = 1) -> list[float]:
+        """Measured values of `name` over a range of samples, or over several ranges,
+        taking every `stride`-th sample."""
         col = self.column(name)
         if col is None:
             return []
         runs = [idx] if isinstance(idx, range) else idx
         out: list[float] = []
         for r in runs:
-            out += [v for v in col[r.start : r.stop] if v == v]
+            out += [v for v in col[r.start : r.stop : stride] if v == v]
         return out

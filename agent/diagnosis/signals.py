@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from agent.diagnosis.baseline import Baseline, Frame, baseline, quantile
+from agent.diagnosis.baseline import Baseline, Frame, baseline, baseline_stride, quantile
 from agent.diagnosis.correlate import onset, timing_weight
 from agent.diagnosis.fmt import fmt
 from agent.diagnosis.layout import Layout
@@ -96,7 +96,8 @@ class SpanView:
         """Median and MAD over the healthy past; shared by every span of one diagnosis."""
         cache = self.lost.base_cache
         if name not in cache:
-            cache[name] = baseline(self.frame.at(name, self.lost.ref)) if self.lost.ref else None
+            stride = baseline_stride(sum(len(r) for r in self.lost.ref))
+            cache[name] = baseline(self.frame.at(name, self.lost.ref, stride)) if self.lost.ref else None
         return cache[name]
 
     def knob(self, key: str) -> float | None:
