@@ -134,8 +134,9 @@ class Executor:
         self._next_id += 1
         self.journal.before_write(change)
         pending: dict[Loc, str] = {}
+        plan = p.apply_plan(self.host, target, value)
         try:
-            for w in p.apply_plan(self.host, target, value):
+            for w in plan:
                 why = self.host.write(w.loc, w.value)
                 if why is not None:
                     pending[w.loc] = why
@@ -146,7 +147,7 @@ class Executor:
         if after != value and not pending:
             return self._roll_back(p, change, f"read back {after}, expected {value}", before)
         # A pending location will hold what we asked for once the trainer puts it in force.
-        requested = {w.loc: w.value for w in p.apply_plan(self.host, target, value)}
+        requested = {w.loc: w.value for w in plan}
         change.after = [Write(w.loc, requested[w.loc]) if w.loc in pending else w for w in now]
         change.pending = list(pending)
         change.state = "applied"

@@ -11,7 +11,7 @@ from typing import Any
 import primitives
 from agent.diagnosis.model import Category
 from agent.hostfs import HostFS
-from primitives.base import KnobValue, Primitive, Target, knob_key
+from primitives.base import KnobValue, Primitive, Target, TargetKind, knob_key
 from primitives.channels import GpuPower, TrainerChannel
 from primitives.host import Host
 from primitives.schema import build_proposal_schema
@@ -51,12 +51,11 @@ def for_cause(category: Category | str) -> list[Primitive]:
 def targets_for(
     p: Primitive, devices: Iterable[str], jobs: Iterable[str], gpus: Iterable[int]
 ) -> list[Target]:
-    kind = p.target.value
-    if kind == "block_device":
+    if p.target is TargetKind.BLOCK_DEVICE:
         return list(devices)
-    if kind == "job":
+    if p.target is TargetKind.JOB:
         return list(jobs)
-    if kind == "gpu":
+    if p.target is TargetKind.GPU:
         return list(gpus)
     return [None]
 
