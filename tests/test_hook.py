@@ -431,3 +431,33 @@ def test_a_failing_metrics_line_does_not_end_the_link(
     loop.join(5)
     assert calls[0] >= 3 and any("trainer.resnet50.step_time_ms" in m for m in samples)
     assert w.link._thread.is_alive()
+
+
+@pytest.mark.usefixtures("fast")
+def test_wrapping_again_replaces_the_jobs_hook(
+    agent: TrainerSource, state: str, hooks: list[WatchedLoader[Any]]
+) -> None:
+    first = watched(hooks, FakeLoader(10), state)
+    assert wait_for(lambda: len(agent.peers("resnet50")) == 1)
+    second = watched(hooks, FakeLoader(10), state)
+    assert not first.link._thread.is_alive()
+    assert wait_for(lambda: len(agent.peers("resnet50")) == 1 and second.link.connected)
+    assert len(list(second)) == 10
+
+
+@pytest.mark.usefixtures("fast")
+def test_explicit_steps(agent: TrainerSource, state: str, hooks: list[WatchedLoader[Any]]) -> None:
+    from agent import hook
+
+    w = watched(hooks, FakeLoader(100_000, batch_size=4), state)
+    end = time.monotonic() + 0.8
+    for i, _ in enumerate(w, 1):  # two batches per optimiser step (gradient accumulation)
+        time.sleep(0.005)
+        if i % 2 == 0:
+            hook.step()
+        if time.monotonic() > end:
+            break
+    during = collect_for(agent, 0.3)[0]  # what arrived while training ran
+    step_s = during["trainer.resnet50.step_time_ms"] / 1000
+    assert step_s > 0.009  # two batches a step, not one
+    assert during["trainer.resnet50.samples_per_s"] * step_s == pytest.approx(8.0, rel=0.35)

@@ -202,15 +202,33 @@ def test_counters_split_a_stall_across_intervals() -> None:
     c.batch_size = 8
     c.snapshot(0.0)
     c.epoch_start(0.0)
-    c.wait_begin(0.0)
+    c.request(0.0, auto_steps=True)
     first = c.snapshot(1.0)  # still waiting for the first batch
     assert (first.wait_s, first.active_s, first.steps) == (1.0, 1.0, 0)
-    c.wait_end(1.5, step=True)
-    c.wait_begin(1.6)
-    c.wait_end(1.7, step=True)
+    c.arrived(1.5, batch=True)  # step 1: 1.5 s waiting, then compute
+    c.request(1.6, auto_steps=True)  # ends step 1 (1.6 s)
+    c.arrived(1.7, batch=True)
+    c.request(1.9, auto_steps=True)  # ends step 2 (0.3 s)
+    c.arrived(1.95, batch=False)  # end of the epoch
     second = c.snapshot(2.0)
-    assert second.wait_s == pytest.approx(0.6) and second.active_s == pytest.approx(1.0)
-    assert second.steps == 2 and second.step_s == pytest.approx(1.7) and second.samples == 16
+    assert second.wait_s == pytest.approx(0.65) and second.active_s == pytest.approx(1.0)
+    assert second.steps == 2 and second.step_s == pytest.approx(1.9) and second.samples == 16
     c.epoch_end(2.5)
     third = c.snapshot(3.0)
     assert third.active_s == pytest.approx(0.5) and third.interval_s == pytest.approx(1.0)
+    assert third.steps == 0 and third.wait_s == 0.0
+
+
+def test_counters_with_explicit_steps_count_samples_per_batch() -> None:
+    c = Counters()
+    c.batch_size = 4
+    c.snapshot(0.0)
+    c.epoch_start(0.0)
+    for i in range(4):  # two batches a step
+        c.request(i * 0.1, auto_steps=False)
+        c.arrived(i * 0.1 + 0.01, batch=True)
+        if i % 2 == 1:
+            c.step(i * 0.1 + 0.1)
+    iv = c.snapshot(0.5)
+    assert iv.steps == 2 and iv.step_s == pytest.approx(0.4) and iv.samples == 16
+    assert iv.wait_s == pytest.approx(0.04)

@@ -22,7 +22,8 @@ T = TypeVar("T")
 
 __all__ = ["WatchedLoader", "step", "watch"]
 
-_current: list[WatchedLoader[object]] = []
+_by_job: dict[str, WatchedLoader[object]] = {}
+_last: list[WatchedLoader[object]] = []
 
 
 def watch(
@@ -43,11 +44,17 @@ def watch(
     watched = WatchedLoader(
         loader, job, batch_size=batch_size, rebuild=rebuild, on_batch_size=on_batch_size, state_dir=state_dir
     )
-    _current[:] = [watched]  # type: ignore[list-item]
+    # A script that wraps its loader again (each epoch, say) replaces the job's hook
+    # rather than piling up connections that all claim the same job.
+    previous = _by_job.get(watched.job)
+    if previous is not None:
+        previous.close()
+    _by_job[watched.job] = watched  # type: ignore[assignment]
+    _last[:] = [watched]  # type: ignore[list-item]
     return watched
 
 
 def step() -> None:
     """Mark a step end on the most recently watched loader (only needed when a step is not one batch)."""
-    if _current:
-        _current[-1].step()
+    if _last:
+        _last[-1].step()

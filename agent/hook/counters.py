@@ -1,9 +1,13 @@
 """Step timing kept by the training thread and read once a second by the link thread.
 
-The training thread pays two clock reads and one uncontended lock per batch. A
-wait or an epoch still in progress when the link thread reads is split at that
-moment, so a loader stalled for a minute shows as data wait while it stalls,
-not after.
+A step runs from one request for a batch to the next (the wait for the batch,
+then the compute on it), unless the script marks steps itself with `step()`
+(gradient accumulation: several batches a step). Samples are counted per batch.
+
+The training thread pays two clock reads and two uncontended lock round trips
+per batch. A wait or an epoch still in progress when the link thread reads is
+split at that moment, so a loader stalled for a minute shows as data wait while
+it stalls, not after.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ class Counters:
         self._wait_mark = 0.0
         self._in_epoch = False
         self._active_mark = 0.0
+        self._step_open = False
         self._step_mark = 0.0
         self.batch_size: int | None = None
 
@@ -51,6 +56,7 @@ class Counters:
             self._active_mark = now
             # Time between epochs (evaluation, checkpoints) is no step of this loader.
             self._step_mark = now
+            self._step_open = False
 
     def epoch_end(self, now: float) -> None:
         with self._lock:
@@ -58,40 +64,44 @@ class Counters:
                 self._active_s += now - self._active_mark
             self._in_epoch = False
             self._waiting = False
+            self._step_open = False
 
-    def wait_begin(self, now: float) -> None:
-        # Lock-free: the mark is written before the flag, so a reader that sees the
-        # flag also sees the mark; a reader that misses the flag leaves the whole
-        # wait to wait_end.
-        self._wait_mark = now
-        self._waiting = True
+    def request(self, now: float, *, auto_steps: bool) -> None:
+        """The loop asks for the next batch; in automatic mode this ends the step before."""
+        with self._lock:
+            if auto_steps:
+                if self._step_open:
+                    self._close_step(now)
+                self._step_mark = now
+                self._step_open = True
+            self._wait_mark = now
+            self._waiting = True
 
-    def wait_end(self, now: float, *, step: bool) -> None:
+    def arrived(self, now: float, *, batch: bool) -> None:
+        """The request returned: a batch, or the end of the epoch."""
         with self._lock:
             if self._waiting:
                 self._wait_s += now - self._wait_mark
                 self._waiting = False
-            if step:
-                self._step_locked(now)
+            if batch:
+                if self.batch_size is None:
+                    self._samples_known = False
+                else:
+                    self._samples += self.batch_size
 
     def step(self, now: float) -> None:
         with self._lock:
-            self._step_locked(now)
+            self._close_step(now)
+            self._step_mark = now
 
-    def _step_locked(self, now: float) -> None:
+    def _close_step(self, now: float) -> None:
         self._steps += 1
         self._step_s += now - self._step_mark
-        self._step_mark = now
-        if self.batch_size is None:
-            self._samples_known = False
-        else:
-            self._samples += self.batch_size
 
     def snapshot(self, now: float | None = None) -> Interval:
         with self._lock:
             t = perf_counter() if now is None else now
-            # The training thread may have marked a wait after `t` was read: no split then.
-            if self._waiting and self._wait_mark < t:
+            if self._waiting:
                 self._wait_s += t - self._wait_mark
                 self._wait_mark = t
             if self._in_epoch:

@@ -67,19 +67,23 @@ class WatchedLoader(Generic[T]):
         counters = self._counters
         start = perf_counter()
         counters.epoch_start(start)
-        counters.wait_begin(start)  # worker start-up is data wait too
+        # Worker start-up in iter() is data wait of the first step.
+        counters.request(start, auto_steps=not self._explicit_steps)
         it = iter(self._loader)
         self._control.repin()
+        first = True
         try:
             while True:
+                if not first:
+                    counters.request(perf_counter(), auto_steps=not self._explicit_steps)
+                first = False
                 try:
                     batch = next(it)
                 except StopIteration:
+                    counters.arrived(perf_counter(), batch=False)
                     return
-                finally:
-                    counters.wait_end(perf_counter(), step=not self._explicit_steps)
+                counters.arrived(perf_counter(), batch=True)
                 yield batch
-                counters.wait_begin(perf_counter())
         finally:
             counters.epoch_end(perf_counter())
 
