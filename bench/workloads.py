@@ -19,12 +19,15 @@ from pathlib import Path
 BLOCK = 4096
 
 
-def pingpong(seconds: float) -> int:
+def pingpong(seconds: float, cpu: int | None = None) -> int:
     """Two processes bounce one byte over a pair of pipes; returns round trips.
 
-    Every round trip blocks and wakes each side once, so it costs at least two
-    context switches (four when the two sides share a CPU).
+    Every round trip blocks and wakes each side once: two context switches.
+    With `cpu`, both sides share that CPU, so the rate measures the switch path
+    itself rather than where the scheduler happened to place the two sides.
     """
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
     a_r, a_w = os.pipe()
     b_r, b_w = os.pipe()
     child = os.fork()
@@ -102,13 +105,13 @@ def spawn(*args: str) -> subprocess.Popen[str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[0] == "pingpong":
-        print(pingpong(float(argv[1])))
+    if len(argv) in (2, 3) and argv[0] == "pingpong":
+        print(pingpong(float(argv[1]), int(argv[2]) if len(argv) == 3 else None))
         return 0
     if len(argv) == 3 and argv[0] == "dio":
         print(direct_reads(argv[1], float(argv[2])))
         return 0
-    print("usage: python -m bench.workloads pingpong SECONDS | dio PATH SECONDS", file=sys.stderr)
+    print("usage: python -m bench.workloads pingpong SECONDS [CPU] | dio PATH SECONDS", file=sys.stderr)
     return 2
 
 

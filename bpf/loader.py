@@ -179,11 +179,11 @@ class Collector:
                     del t[k]
             return items
 
-    def lookup(self, name: str, key: int) -> int | None:
-        """One u32-keyed u64 value of a shared hash map, or None."""
+    def lookup(self, name: str, key: int) -> Any | None:
+        """The value under a u32 key of a shared hash map, or None."""
         t = self.table(name)
         try:
-            return int(t[t.Key(key)].value)
+            return t[t.Key(key)]
         except KeyError:
             return None
 

@@ -3,14 +3,16 @@
  *
  * Blocked time runs from a switch-out in a sleeping state to the wakeup; the
  * wait on the run queue after the wakeup is run-queue latency (runqlat) and is
- * not counted twice. Time of a sleep still in progress is read by user space
- * from `sleep_start` so a thread blocked for a whole interval shows it.
+ * not counted twice. Each thread has one entry with the start of its sleep in
+ * progress and its running total of blocked ns; user space reads the entries
+ * of the threads it watches, so a sleep still in progress is seen too.
  *
  * Overhead: sched_switch does one per-CPU array increment and, when the
- * outgoing task blocks, one shared-hash update; sched_wakeup does one hash
- * lookup (+delete and one per-CPU hash lookup-or-init when found);
- * sched_migrate_task one per-CPU array increment. Expected cost: ~60-150 ns
- * per context switch, ~50-120 ns per wakeup, ~20 ns per migration.
+ * outgoing task blocks, one hash lookup and an in-place write; sched_wakeup
+ * one hash lookup and an in-place update; sched_migrate_task one per-CPU
+ * array increment. Inserts happen only for a thread's first sleep, deletes
+ * only at exit. Expected cost: ~80-150 ns per context switch and per wakeup,
+ * ~20 ns per migration.
  */
 
 #define STATE_MASK 0xff
@@ -20,18 +22,14 @@
 #define CTR_SWITCHES 0
 #define CTR_MIGRATIONS 1
 
-BPF_HASH(sleep_start, u32, u64, 32768);
-BPF_PERCPU_HASH(offcpu_ns, u32, u64, 16384);
+struct task_off {
+    u64 sleep_ns;   /* start of the sleep in progress, 0 when none */
+    u64 blocked_ns; /* total of the sleeps that ended */
+};
+
+BPF_HASH(tasks, u32, struct task_off, 32768);
 BPF_PERCPU_ARRAY(counters, u64, 2);
 BPF_PERCPU_ARRAY(drops, u64, 1);
-
-static __always_inline void drop(void)
-{
-    int zero = 0;
-    u64 *d = drops.lookup(&zero);
-    if (d)
-        (*d)++;
-}
 
 static __always_inline void count(int idx)
 {
@@ -47,31 +45,42 @@ TRACEPOINT_PROBE(sched, sched_switch)
     u32 tid = args->prev_pid;
     if (state == 0 || (state & STATE_EXITING) || tid == 0)
         return 0;
-    u64 ts = bpf_ktime_get_ns();
-    if (sleep_start.update(&tid, &ts) < 0)
-        drop();
+    u64 now = bpf_ktime_get_ns();
+    struct task_off *t = tasks.lookup(&tid);
+    if (t) {
+        t->sleep_ns = now;
+        return 0;
+    }
+    struct task_off fresh = {.sleep_ns = now};
+    if (tasks.update(&tid, &fresh) < 0) {
+        int zero = 0;
+        u64 *d = drops.lookup(&zero);
+        if (d)
+            (*d)++;
+    }
     return 0;
 }
 
 TRACEPOINT_PROBE(sched, sched_wakeup)
 {
     u32 tid = args->pid;
-    u64 *tsp = sleep_start.lookup(&tid);
-    if (!tsp)
+    struct task_off *t = tasks.lookup(&tid);
+    if (!t || t->sleep_ns == 0)
         return 0;
-    u64 delta = bpf_ktime_get_ns() - *tsp;
-    sleep_start.delete(&tid);
-    u64 zero64 = 0;
-    u64 *sum = offcpu_ns.lookup_or_try_init(&tid, &zero64);
-    if (sum)
-        *sum += delta;
-    else
-        drop();
+    t->blocked_ns += bpf_ktime_get_ns() - t->sleep_ns;
+    t->sleep_ns = 0;
     return 0;
 }
 
 TRACEPOINT_PROBE(sched, sched_migrate_task)
 {
     count(CTR_MIGRATIONS);
+    return 0;
+}
+
+TRACEPOINT_PROBE(sched, sched_process_exit)
+{
+    u32 tid = args->pid;
+    tasks.delete(&tid);
     return 0;
 }

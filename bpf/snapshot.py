@@ -28,17 +28,23 @@ class BlockRaw:
     counts: dict[int, DevCounts] = field(default_factory=dict)
 
 
+# Per-thread run-queue histograms in the kernel keep TID_SLOTS slots, the
+# first standing for slot TID_SLOT_BASE of the host histogram (runqlat.bpf.c).
+TID_SLOTS = 32
+TID_SLOT_BASE = 8
+
+
 @dataclass
 class RunqRaw:
-    host_ns: Log2Hist = field(default_factory=dict)
-    per_tid_ns: dict[int, Log2Hist] = field(default_factory=dict)
+    host_ns: Log2Hist = field(default_factory=dict)  # this interval
+    per_tid_total: dict[int, list[int]] = field(default_factory=dict)  # tid -> running TID_SLOTS counts
 
 
 @dataclass
 class OffcpuRaw:
     switches: int = 0
     migrations: int = 0
-    blocked_ns: dict[int, int] = field(default_factory=dict)  # tid -> ns of sleeps that ended
+    blocked_total_ns: dict[int, int] = field(default_factory=dict)  # tid -> running total of ended sleeps
     sleeping_since_ns: dict[int, int] = field(default_factory=dict)  # tid -> ktime of a sleep in progress
 
 
@@ -84,24 +90,27 @@ def read_block(c: Collector) -> BlockRaw:
     return raw
 
 
-def read_runqlat(c: Collector) -> RunqRaw:
+def read_runqlat(c: Collector, watch_tids: Iterable[int]) -> RunqRaw:
+    """The host histogram of the interval and the running histograms of `watch_tids`."""
     raw = RunqRaw(host_ns={i: n for i, n in enumerate(c.array_delta("hist")) if n})
-    for k, leaf in c.drain_hash("tid_hist"):
-        hist = raw.per_tid_ns.setdefault(int(k.tid), {})
-        hist[int(k.slot)] = hist.get(int(k.slot), 0) + _sum_cpus(leaf)
+    for tid in watch_tids:
+        t = c.lookup("tasks", tid)
+        if t is not None:
+            raw.per_tid_total[tid] = [int(n) for n in t.hist]
     return raw
 
 
 def read_offcpu(c: Collector, watch_tids: Iterable[int]) -> OffcpuRaw:
-    """Counters, ended sleeps, and the sleep in progress of each thread in `watch_tids`."""
+    """Counters of the interval; blocked totals and sleep in progress of `watch_tids`."""
     switches, migrations = c.array_delta("counters")
     raw = OffcpuRaw(switches=switches, migrations=migrations)
-    for k, leaf in c.drain_hash("offcpu_ns"):
-        raw.blocked_ns[_u32(k)] = _sum_cpus(leaf)
     for tid in watch_tids:
-        since = c.lookup("sleep_start", tid)
-        if since is not None:
-            raw.sleeping_since_ns[tid] = since
+        t = c.lookup("tasks", tid)
+        if t is None:
+            continue
+        raw.blocked_total_ns[tid] = int(t.blocked_ns)
+        if t.sleep_ns:
+            raw.sleeping_since_ns[tid] = int(t.sleep_ns)
     return raw
 
 

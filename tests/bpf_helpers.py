@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import ModuleType
 from typing import Any
 
 from bpf.loader import COLLECTORS
+from bpf.snapshot import TID_SLOT_BASE, TID_SLOTS
 
 FORMAT = """name: {event}
 ID: 1
@@ -43,7 +44,7 @@ class FakeTable:
         self,
         array: list[list[int]] | None = None,
         items: list[tuple[Any, Any]] | None = None,
-        lookups: dict[int, int] | None = None,
+        lookups: dict[int, Any] | None = None,
     ) -> None:
         self.array = array
         self.items = list(items or [])
@@ -61,7 +62,7 @@ class FakeTable:
             return self.array[k]
         if k not in self.lookups:
             raise KeyError(k)
-        return SimpleNamespace(value=self.lookups[k])
+        return self.lookups[k]
 
     def items_lookup_and_delete_batch(self) -> Iterator[tuple[Any, Any]]:
         items, self.items = self.items, []
@@ -95,3 +96,8 @@ class FakeBcc(ModuleType):
 
     def BPF(self, src_file: bytes) -> FakeBPF:
         return FakeBPF(self, src_file)
+
+
+def tid_counts(slots: dict[int, int]) -> list[int]:
+    """Running per-thread counts as the kernel keeps them: 32 slots from host slot 8."""
+    return [slots.get(i + TID_SLOT_BASE, 0) for i in range(TID_SLOTS)]

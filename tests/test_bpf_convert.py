@@ -10,6 +10,7 @@ from agent.hostfs import HostFS
 from agent.sources.bpf_convert import (
     BlockedCarry,
     DeviceNames,
+    TidHists,
     block_metrics,
     filemap_metrics,
     offcpu_metrics,
@@ -19,7 +20,16 @@ from agent.sources.bpf_convert import (
     writeback_metrics,
 )
 from agent.vocabulary import is_known
-from bpf.snapshot import BlockRaw, DevCounts, FilemapRaw, OffcpuRaw, RunqRaw, VmscanRaw, WritebackRaw
+from bpf.snapshot import (
+    BlockRaw,
+    DevCounts,
+    FilemapRaw,
+    OffcpuRaw,
+    RunqRaw,
+    VmscanRaw,
+    WritebackRaw,
+)
+from tests.bpf_helpers import tid_counts
 
 NVME = (259 << 20) | 1  # kernel dev_t of 259:1
 LOOP = 7 << 20  # 7:0
@@ -75,9 +85,9 @@ def test_block_metrics(names: DeviceNames) -> None:
 def test_runq_metrics_merge_job_threads() -> None:
     raw = RunqRaw(
         host_ns={10: 990, 17: 10},
-        per_tid_ns={100: {10: 50}, 101: {14: 50}, 200: {20: 7}},
+        per_tid_total={100: tid_counts({10: 50}), 101: tid_counts({14: 50}), 200: tid_counts({20: 7})},
     )
-    m = runq_metrics(raw, {"train": [100, 101], "idle": [300], "other": {200}})
+    m = runq_metrics(raw, {"train": [100, 101], "idle": [300], "other": {200}}, TidHists())
     assert all(is_known(k) for k in m)
     # Host: 990 events in [1.024, 2.048) us, 10 in [131, 262) us; p99 is the 990th.
     assert 1.024 <= m["sched.runq_lat_p99_us"] < 2.048
@@ -87,36 +97,68 @@ def test_runq_metrics_merge_job_threads() -> None:
     assert "sched.idle.runq_lat_p99_us" not in m  # no events: not measured
 
 
+def test_tid_hists_are_per_interval_and_survive_tid_reuse() -> None:
+    h = TidHists()
+    assert h.interval({7: tid_counts({9: 5})}) == {7: {9: 5}}
+    assert h.interval({7: tid_counts({9: 5, 12: 2})}) == {7: {12: 2}}
+    assert h.interval({7: tid_counts({9: 5, 12: 2})}) == {}
+    # tid 7 exited and was reused: its counts restarted below the previous ones.
+    assert h.interval({7: tid_counts({8: 1})}) == {7: {8: 1}}
+
+
+def test_runq_per_thread_slots_below_base_fold_into_first() -> None:
+    # The kernel folds waits under 256 ns into its first per-thread slot (host slot 8).
+    raw = RunqRaw(per_tid_total={1: tid_counts({8: 3})})
+    m = runq_metrics(raw, {"j": [1]}, TidHists())
+    assert 0.256 <= m["sched.j.runq_lat_p99_us"] < 0.512
+
+
 def test_offcpu_counters_and_fraction() -> None:
     carry = BlockedCarry()
-    raw = OffcpuRaw(switches=5000, migrations=30, blocked_ns={42: 500_000_000, 43: 9})
+    raw = OffcpuRaw(switches=5000, migrations=30, blocked_total_ns={42: 500_000_000, 43: 9})
     m = offcpu_metrics(raw, 2.0, {"train": 42}, carry, now_ns=10**12)
     assert all(is_known(k) for k in m)
     assert m["sched.ctx_switches_per_s"] == 2500.0
     assert m["sched.migrations_per_s"] == 15.0
     assert m["sched.train.offcpu_frac"] == pytest.approx(0.25)
+    # Running totals: the next interval counts only what was added.
+    raw2 = OffcpuRaw(blocked_total_ns={42: 800_000_000})
+    assert offcpu_metrics(raw2, 1.0, {"train": 42}, carry, 10**12)[
+        "sched.train.offcpu_frac"
+    ] == pytest.approx(0.3)
 
 
 def test_offcpu_long_sleep_is_split_across_intervals() -> None:
     carry = BlockedCarry()
     s = 10**9  # ns
+    total = 4 * s  # sleeps that ended before the first read
     # Interval 1 ends at t=10 s; the main thread blocked at t=9.5 s and still sleeps.
-    m1 = offcpu_metrics(OffcpuRaw(sleeping_since_ns={42: 9 * s + s // 2}), 1.0, {"j": 42}, carry, 10 * s)
+    raw1 = OffcpuRaw(blocked_total_ns={42: total}, sleeping_since_ns={42: 9 * s + s // 2})
+    carry.blocked_ns(42, OffcpuRaw(blocked_total_ns={42: total}), 9 * s)  # an earlier read
+    m1 = offcpu_metrics(raw1, 1.0, {"j": 42}, carry, 10 * s)
     assert m1["sched.j.offcpu_frac"] == pytest.approx(0.5)
     # Interval 2 (t=10..11 s): still asleep the whole time.
-    m2 = offcpu_metrics(OffcpuRaw(sleeping_since_ns={42: 9 * s + s // 2}), 1.0, {"j": 42}, carry, 11 * s)
-    assert m2["sched.j.offcpu_frac"] == pytest.approx(1.0)
+    raw2 = OffcpuRaw(blocked_total_ns={42: total}, sleeping_since_ns={42: 9 * s + s // 2})
+    assert offcpu_metrics(raw2, 1.0, {"j": 42}, carry, 11 * s)["sched.j.offcpu_frac"] == pytest.approx(1.0)
     # Interval 3 (t=11..12 s): woke at 11.25 s (sleep of 1.75 s ended), slept again at 11.75 s.
-    raw3 = OffcpuRaw(blocked_ns={42: s + 3 * s // 4}, sleeping_since_ns={42: 11 * s + 3 * s // 4})
-    m3 = offcpu_metrics(raw3, 1.0, {"j": 42}, carry, 12 * s)
-    assert m3["sched.j.offcpu_frac"] == pytest.approx(0.25 + 0.25)
+    total += s + 3 * s // 4
+    raw3 = OffcpuRaw(blocked_total_ns={42: total}, sleeping_since_ns={42: 11 * s + 3 * s // 4})
+    assert offcpu_metrics(raw3, 1.0, {"j": 42}, carry, 12 * s)["sched.j.offcpu_frac"] == pytest.approx(0.5)
     # Interval 4 (t=12..13 s): woke at 12.5 s and ran since.
-    m4 = offcpu_metrics(OffcpuRaw(blocked_ns={42: 3 * s // 4}), 1.0, {"j": 42}, carry, 13 * s)
-    assert m4["sched.j.offcpu_frac"] == pytest.approx(0.5)
+    total += 3 * s // 4
+    raw4 = OffcpuRaw(blocked_total_ns={42: total})
+    assert offcpu_metrics(raw4, 1.0, {"j": 42}, carry, 13 * s)["sched.j.offcpu_frac"] == pytest.approx(0.5)
+
+
+def test_offcpu_total_going_down_is_a_new_thread() -> None:
+    carry = BlockedCarry()
+    offcpu_metrics(OffcpuRaw(blocked_total_ns={5: 9 * 10**9}), 1.0, {"j": 5}, carry, 0)
+    m = offcpu_metrics(OffcpuRaw(blocked_total_ns={5: 2 * 10**8}), 1.0, {"j": 5}, carry, 0)
+    assert m["sched.j.offcpu_frac"] == pytest.approx(0.2)
 
 
 def test_offcpu_fraction_is_clamped() -> None:
-    m = offcpu_metrics(OffcpuRaw(blocked_ns={1: 5 * 10**9}), 1.0, {"j": 1}, BlockedCarry(), 0)
+    m = offcpu_metrics(OffcpuRaw(blocked_total_ns={1: 5 * 10**9}), 1.0, {"j": 1}, BlockedCarry(), 0)
     assert m["sched.j.offcpu_frac"] == 1.0
 
 

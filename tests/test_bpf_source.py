@@ -16,7 +16,7 @@ from agent.hostfs import HostFS
 from agent.sources.base import Source
 from agent.sources.bpf_source import BpfSource
 from agent.vocabulary import is_known
-from tests.bpf_helpers import FakeBcc, FakeTable, write_all_events
+from tests.bpf_helpers import FakeBcc, FakeTable, tid_counts, write_all_events
 
 NVME = (259 << 20) | 1
 NCPU = 2
@@ -83,8 +83,13 @@ def fill_maps(bcc: FakeBcc) -> None:
     bcc.tables.setdefault("runqlat", {}).update(
         {
             "hist": FakeTable(array=hist_array({10: 990, 17: 10})),
-            "tid_hist": FakeTable(
-                items=[(ns(tid=42, slot=10), per_cpu(50)), (ns(tid=43, slot=14), per_cpu(50))]
+            # Threads 42 and 43 belong to the job; 44 does not and must not count.
+            "tasks": FakeTable(
+                lookups={
+                    42: ns(hist=tid_counts({10: 50})),
+                    43: ns(hist=tid_counts({14: 50})),
+                    44: ns(hist=[9] * 32),
+                }
             ),
             "drops": FakeTable(array=[[1, 2]]),
         }
@@ -92,8 +97,7 @@ def fill_maps(bcc: FakeBcc) -> None:
     bcc.tables.setdefault("offcpu", {}).update(
         {
             "counters": FakeTable(array=[per_cpu(6000), per_cpu(40)]),
-            "offcpu_ns": FakeTable(items=[(42, per_cpu(500_000_000))]),
-            "sleep_start": FakeTable(lookups={}),
+            "tasks": FakeTable(lookups={42: ns(sleep_ns=0, blocked_ns=500_000_000)}),
             "drops": FakeTable(array=[[0, 4]]),
         }
     )

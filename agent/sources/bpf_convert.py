@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 
 from agent.hostfs import HostFS
 from bpf.hist import Log2Hist, merge, percentile
-from bpf.snapshot import BlockRaw, FilemapRaw, OffcpuRaw, RunqRaw, VmscanRaw, WritebackRaw
+from bpf.snapshot import TID_SLOT_BASE, BlockRaw, FilemapRaw, OffcpuRaw, RunqRaw, VmscanRaw, WritebackRaw
 
 NS_PER_US = 1_000.0
 NS_PER_MS = 1_000_000.0
@@ -83,14 +83,40 @@ def block_metrics(raw: BlockRaw, elapsed_s: float, name_of: DeviceNames, seen: s
     return out
 
 
-def runq_metrics(raw: RunqRaw, job_tids: Mapping[str, Iterable[int]]) -> dict[str, float]:
+class TidHists:
+    """Per-interval histograms of threads from the kernel's running per-thread counts.
+
+    A thread whose counts went down was replaced (its tid exited and was
+    reused), so its counts restart from zero.
+    """
+
+    def __init__(self) -> None:
+        self._prev: dict[int, list[int]] = {}
+
+    def interval(self, totals: Mapping[int, list[int]]) -> dict[int, Log2Hist]:
+        out: dict[int, Log2Hist] = {}
+        for tid, now in totals.items():
+            prev = self._prev.get(tid)
+            if prev is None or len(prev) != len(now) or any(a < b for a, b in zip(now, prev, strict=True)):
+                prev = [0] * len(now)
+            hist = {i + TID_SLOT_BASE: a - b for i, (a, b) in enumerate(zip(now, prev, strict=True)) if a > b}
+            if hist:
+                out[tid] = hist
+        self._prev = {tid: list(v) for tid, v in totals.items()}
+        return out
+
+
+def runq_metrics(
+    raw: RunqRaw, job_tids: Mapping[str, Iterable[int]], tid_hists: TidHists
+) -> dict[str, float]:
     """Host run-queue p99 and, per job, the p99 of all its threads' merged histograms."""
     out: dict[str, float] = {}
     host = _us(raw.host_ns, 0.99)
     if host is not None:
         out["sched.runq_lat_p99_us"] = host
+    per_tid = tid_hists.interval(raw.per_tid_total)
     for job, tids in job_tids.items():
-        merged = merge(raw.per_tid_ns[t] for t in set(tids) if t in raw.per_tid_ns)
+        merged = merge(per_tid[t] for t in set(tids) if t in per_tid)
         p99 = _us(merged, 0.99)
         if p99 is not None:
             out[f"sched.{job}.runq_lat_p99_us"] = p99
@@ -100,16 +126,22 @@ def runq_metrics(raw: RunqRaw, job_tids: Mapping[str, Iterable[int]]) -> dict[st
 class BlockedCarry:
     """Blocked time of watched threads per interval, including sleeps still in progress.
 
-    A sleep in progress at a read is counted up to that read; when it ends (or
-    at the next read) the part already counted is taken off, so each
+    The kernel keeps, per thread, the running total of ended sleeps and the
+    start of a sleep in progress. A sleep in progress at a read is counted up
+    to that read; when it ends, the part already counted is taken off, so each
     nanosecond of a long sleep lands in exactly one interval.
     """
 
     def __init__(self) -> None:
+        self._total: dict[int, int] = {}  # tid -> running total at the previous read
         self._counted: dict[int, tuple[int, int]] = {}  # tid -> (sleep start ktime, ns already counted)
 
     def blocked_ns(self, tid: int, raw: OffcpuRaw, now_ns: int) -> int:
-        ns = raw.blocked_ns.get(tid, 0)
+        total = raw.blocked_total_ns.get(tid, 0)
+        prev_total = self._total.get(tid, 0)
+        # A total that went down belongs to a new thread that reused the tid.
+        ns = total - prev_total if total >= prev_total else total
+        self._total[tid] = total
         prev = self._counted.pop(tid, None)
         if prev is not None:
             ns -= prev[1]
@@ -122,8 +154,9 @@ class BlockedCarry:
 
     def forget_except(self, tids: Iterable[int]) -> None:
         keep = set(tids)
-        for tid in [t for t in self._counted if t not in keep]:
-            del self._counted[tid]
+        for d in (self._total, self._counted):
+            for tid in [t for t in d if t not in keep]:
+                del d[tid]
 
 
 def offcpu_metrics(

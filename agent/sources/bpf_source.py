@@ -14,6 +14,7 @@ from agent.sample import SourceStatus
 from agent.sources.bpf_convert import (
     BlockedCarry,
     DeviceNames,
+    TidHists,
     block_metrics,
     filemap_metrics,
     offcpu_metrics,
@@ -55,6 +56,7 @@ class BpfSource:
         self._names = DeviceNames(self._fs)
         self._seen_devs: set[int] = set()
         self._carry = BlockedCarry()
+        self._tid_hists = TidHists()
         self._last_ns = 0
 
     # -- lifecycle ---------------------------------------------------------
@@ -136,7 +138,8 @@ class BpfSource:
             out.update(block_metrics(snapshot.read_block(c), elapsed_s, self._names, self._seen_devs))
         if (c := loaded.get("runqlat")) is not None:
             tids = {job: self._tids(pids) for job, pids in jobs.items() if pids}
-            out.update(runq_metrics(snapshot.read_runqlat(c), tids))
+            watch = set().union(*tids.values()) if tids else set()
+            out.update(runq_metrics(snapshot.read_runqlat(c, watch), tids, self._tid_hists))
         if (c := loaded.get("offcpu")) is not None:
             mains = {job: pids[0] for job, pids in jobs.items() if pids}
             raw = snapshot.read_offcpu(c, mains.values())

@@ -1,0 +1,206 @@
+"""Overhead of idletune's eBPF collectors, next to bcc's own runqlat.
+
+Two workloads, each run bare, with idletune's collectors attached (an agent
+process collecting every second), and with /usr/sbin/runqlat-bpfcc attached:
+a pipe ping-pong (context-switch bound) and random 4 KiB O_DIRECT reads of a
+loop device. Conditions are interleaved, their order rotated each round; the
+median per-round slowdown is printed, with the agent's RSS while collecting.
+Prints figures only: timing on a shared machine is no pass/fail.
+
+    .venv/bin/python bench/overhead.py [--rounds 5] [--seconds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make `agent` and `bpf` importable
+    sys.path.insert(0, str(ROOT))
+
+# A sibling module: bench/ is a folder of scripts, not a package.
+from workloads import loop_device, spawn  # noqa: E402
+
+RUNQLAT = "/usr/sbin/runqlat-bpfcc"
+CONDITIONS = ("none", "idletune", "runqlat")
+PINGPONG_CPU = (os.cpu_count() or 1) - 1
+
+
+def rss_mb(pid: int | str = "self") -> tuple[float, float]:
+    """(VmRSS, VmHWM) of a process in MiB."""
+    fields = dict(
+        line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line
+    )
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def run_agent() -> int:
+    """The agent side: all collectors, one collect per second, until SIGTERM/SIGINT."""
+    from agent.sources.bpf_source import BpfSource
+
+    stop = False
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        nonlocal stop
+        stop = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    src = BpfSource(jobs=lambda: {"bench": [os.getppid()]})
+    t0 = time.monotonic()
+    st = src.start()
+    start_s = time.monotonic() - t0
+    print(json.dumps({"ready": st.live, "reason": st.reason}), flush=True)
+    rss_max = 0.0
+    try:
+        while not stop:
+            time.sleep(1.0)
+            src.collect()
+            rss_max = max(rss_max, rss_mb()[0])
+    finally:
+        drops = src.drops()
+        src.close()
+    print(
+        json.dumps({"start_s": start_s, "rss_mb": rss_max, "hwm_mb": rss_mb()[1], "drops": drops}), flush=True
+    )
+    return 0
+
+
+class Attached:
+    """A tracer process that is attached once it has printed its first line."""
+
+    def __init__(self, argv: list[str], stop_signal: int) -> None:
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.stop_signal = stop_signal
+        assert self.proc.stdout is not None
+        self.first = self.proc.stdout.readline()
+
+    def stop(self) -> str:
+        self.proc.send_signal(self.stop_signal)
+        try:
+            out, _ = self.proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, _ = self.proc.communicate()
+        return out
+
+
+def run_workload(args: tuple[str, ...], seconds: float) -> float:
+    """Operations per second of one workload run."""
+    p = spawn(*args)
+    out, _ = p.communicate(timeout=seconds + 60)
+    if p.returncode != 0:
+        raise RuntimeError(f"workload {args} failed ({p.returncode})")
+    return int(out.strip()) / seconds
+
+
+def ctx_switches() -> int:
+    for line in Path("/proc/stat").read_text().splitlines():
+        if line.startswith("ctxt "):
+            return int(line.split()[1])
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--agent", action="store_true", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.agent:
+        return run_agent()
+    if os.geteuid() != 0:
+        print("bench/overhead.py needs root (eBPF, losetup)", file=sys.stderr)
+        return 1
+    have_runqlat = Path(RUNQLAT).exists()
+    conditions = [c for c in CONDITIONS if c != "runqlat" or have_runqlat]
+    rates: dict[str, dict[str, list[float]]] = {w: {c: [] for c in conditions} for w in ("pingpong", "dio")}
+    agent_reports: list[dict[str, object]] = []
+    base_switches: list[float] = []
+
+    with tempfile.TemporaryDirectory(prefix="idletune-bench-") as tmp, loop_device(Path(tmp), 256) as loop:
+        workloads: dict[str, tuple[str, ...]] = {
+            # Both sides on one CPU: the rate then measures the switch path, not placement luck.
+            "pingpong": ("pingpong", str(a.seconds), str(PINGPONG_CPU)),
+            "dio": ("dio", loop, str(a.seconds)),
+        }
+        for r in range(a.rounds):
+            order = conditions[r % len(conditions) :] + conditions[: r % len(conditions)]
+            for cond in order:
+                tracer: Attached | None = None
+                if cond == "idletune":
+                    tracer = Attached(
+                        [sys.executable, str(Path(__file__).resolve()), "--agent"], signal.SIGTERM
+                    )
+                    if not json.loads(tracer.first or "{}").get("ready"):
+                        print(f"idletune agent did not start: {tracer.first.strip()}", file=sys.stderr)
+                        tracer.stop()
+                        return 1
+                elif cond == "runqlat":
+                    tracer = Attached([RUNQLAT], signal.SIGINT)
+                try:
+                    for w, args in workloads.items():
+                        c0 = ctx_switches()
+                        rates[w][cond].append(run_workload(args, a.seconds))
+                        if w == "pingpong" and cond == "none":
+                            base_switches.append((ctx_switches() - c0) / a.seconds)
+                finally:
+                    if tracer is not None:
+                        out = tracer.stop()
+                        if cond == "idletune":
+                            agent_reports.append(json.loads(out.strip().splitlines()[-1]))
+            print(f"round {r + 1}/{a.rounds} done", file=sys.stderr, flush=True)
+
+    report(rates, conditions, agent_reports, base_switches, a.rounds, a.seconds)
+    return 0
+
+
+def report(
+    rates: dict[str, dict[str, list[float]]],
+    conditions: list[str],
+    agents: list[dict[str, object]],
+    base_switches: list[float],
+    rounds: int,
+    seconds: float,
+) -> None:
+    med: Callable[[list[float]], float] = statistics.median
+    print(f"idletune collector overhead: {rounds} rounds, {seconds:g} s per run, {os.cpu_count()} CPUs")
+    print(
+        f"ping-pong bare (pinned to CPU {PINGPONG_CPU}): {med(base_switches):,.0f} context switches/s (host)"
+    )
+    units = {"pingpong": "round trips/s, 2 switches each", "dio": "4 KiB O_DIRECT reads/s, loop device"}
+    for w, by_cond in rates.items():
+        print(f"\n{w} ({units[w]})")
+        base = by_cond["none"]
+        for cond in conditions:
+            vals = by_cond[cond]
+            line = f"  {cond:9s} median {med(vals):>11,.0f}"
+            if cond != "none":
+                slow = [(1 - v / b) * 100 for v, b in zip(vals, base, strict=True)]
+                rounds_txt = ", ".join(f"{s:.1f}" for s in slow)
+                line += f"   slowdown median {med(slow):5.1f} %  (per round: {rounds_txt})"
+            print(line)
+    if agents:
+        rss = [float(str(x["rss_mb"])) for x in agents]
+        hwm = [float(str(x["hwm_mb"])) for x in agents]
+        start = [float(str(x["start_s"])) for x in agents]
+        drops = [x["drops"] for x in agents]
+        print(f"\nagent RSS while collecting: max {max(rss):.0f} MiB (median {med(rss):.0f})")
+        print(f"agent peak RSS, compile included: {max(hwm):.0f} MiB")
+        print(f"agent start (compile + attach, 6 collectors): median {med(start):.1f} s")
+        print(f"agent drops per run: {drops}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
