@@ -17,12 +17,11 @@ import jsonschema
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent.diagnosis.engine import DEFAULT_QUESTION
 from agent.diagnosis.model import Category
 from agent.report import HealthReport, HostInfo, JobInfo, KnobValue, build_report
 from agent.sample import Sample, SourceStatus
 from agent.window import Window
-
-DEFAULT_QUESTION = "Why are my GPUs idle?"
 
 
 class IncidentError(Exception):

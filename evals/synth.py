@@ -19,7 +19,7 @@ import yaml
 from agent.diagnosis.model import Category
 from agent.sample import Sample
 from evals.incident import Incident
-from evals.synth_faults import DISTRACTORS, FAULTS, Ctx, actions_for
+from evals.synth_faults import DISTRACTORS, FAULTS, Ctx
 
 GPU_MODELS: dict[str, tuple[float, float]] = {
     # model: (max SM clock MHz, default power limit W)
@@ -293,3 +293,44 @@ def write_incident(inc: Incident, parent: Path) -> Path:
         for s in inc.samples:
             f.write(json.dumps({"t": s.t, "m": s.m}) + "\n")
     return folder
+
+
+def actions_for(sc: Scenario) -> dict[str, Any]:
+    """Ground truth for the scenario: the cause and what a correct agent may do about it."""
+    job = sc.jobs[0].name if sc.jobs else None
+    dev = sc.devices[0]
+    acts: list[list[dict[str, Any]]] = []
+    cat = sc.category
+    if cat == Category.WRITEBACK_BURST:
+        acts = [
+            [{"primitive": "vm.dirty_background_ratio", "min": 1, "max": 5}],
+            [{"primitive": "vm.dirty_ratio", "min": 2, "max": 10}],
+        ]
+    elif cat == Category.MEMORY_RECLAIM:
+        acts = [[{"primitive": "vm.min_free_kbytes", "min": 2 * 67584, "max": 16 * 67584}]]
+    elif cat == Category.READAHEAD_MISMATCH:
+        lo, hi = (1024, 16384) if sc.variant == "small" else (128, 1024)
+        acts = [[{"primitive": "block.read_ahead_kb", "target": dev, "min": lo, "max": hi}]]
+    elif cat == Category.DATALOADER_STARVATION and job:
+        w = sc.jobs[0].workers
+        acts = [[{"primitive": "loader.workers", "target": job, "min": w + 1, "max": sc.cpus}]]
+    elif cat == Category.LOADER_OVERSUBSCRIPTION and job:
+        acts = [
+            [{"primitive": "loader.workers", "target": job, "min": 1, "max": max(1, sc.cpus // len(sc.jobs))}]
+        ]
+    elif cat == Category.NUMA_REMOTE and job:
+        acts = [
+            [{"primitive": "loader.cpu_affinity", "target": job}],
+            [{"primitive": "kernel.numa_balancing", "value": 1}],
+        ]
+    elif cat == Category.STORAGE_LATENCY and job:
+        acts = [[{"primitive": "loader.prefetch_factor", "target": job, "min": 4, "max": 16}]]
+    truth: dict[str, Any] = {
+        "root_causes": [cat.value],
+        "noop_correct": not acts,
+        "acceptable_actions": acts,
+        "forbidden_actions": [{"primitive": "trainer.batch_size"}],
+    }
+    if sc.onset_t is not None and cat != Category.NONE:
+        truth["onset_t"] = sc.onset_t
+    return truth

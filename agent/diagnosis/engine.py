@@ -66,7 +66,7 @@ _FALLBACKS: dict[Category, tuple[Category, ...]] = {
 _FALLBACKS[C.HOST_OVERHEAD] = _FALLBACKS[C.COMM_WAIT]
 
 MAX_CONFIDENCE = 0.97
-DEFAULT_QUESTION = "Why are my GPUs idle?"
+DEFAULT_QUESTION = str(Diagnosis.model_fields["question"].default)
 
 
 def _views(
