@@ -83,7 +83,7 @@ def test_metrics_arrive(agent: TrainerSource, state: str, hooks: list[WatchedLoa
     loop.join(5)
     assert loop.error is None
     merged = samples[-1]
-    assert 9.0 < merged["trainer.resnet50.step_time_ms"] < 30.0
+    assert 9.0 < merged["trainer.resnet50.step_time_ms"] < 60.0  # sleeps overshoot on a busy host
     assert 0.15 < merged["trainer.resnet50.data_wait_frac"] < 0.6
     per_step = merged["trainer.resnet50.samples_per_s"] * merged["trainer.resnet50.step_time_ms"] / 1000
     assert per_step == pytest.approx(4.0, rel=0.35)
@@ -353,8 +353,10 @@ def test_agent_killed_and_restarted_mid_run(state: str, hooks: list[WatchedLoade
     before = sorted(d for t, d in loop.step_times if t < killed_at)
     during = sorted(d for t, d in loop.step_times if killed_at <= t < killed_at + 1.0)
     assert before and during
-    # Training did not notice: median step as before (a few ms of slack for a busy 2-core box).
-    assert during[len(during) // 2] < before[len(before) // 2] + 0.003
+    # Training did not notice: median step as before (a few ms of slack for a busy 2-core
+    # box), and no step stalled on the dead socket.
+    assert during[len(during) // 2] < before[len(before) // 2] + 0.005
+    assert max(during) < 0.25
 
 
 # -- no agent -------------------------------------------------------------------------------
@@ -384,18 +386,22 @@ def test_no_agent_does_not_slow_iteration(
 def test_an_agent_that_never_reads_does_not_block(
     tmp_path: Path, hooks: list[WatchedLoader[Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(link_mod, "PERIOD_S", 0.0005)
+    # A thousand lines a second fill the socket buffer and the link's own in ~2 s.
+    monkeypatch.setattr(link_mod, "PERIOD_S", 0.001)
     lst = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     lst.bind(str(tmp_path / "trainer.sock"))
     lst.listen(1)
     w = watched(hooks, FakeLoader(1_000_000), str(tmp_path))
-    loop = TrainLoop(w, epochs=1, step_s=0.0)
+    loop = TrainLoop(w, epochs=1, step_s=0.001)
     loop.start()
-    time.sleep(1.5)
+    assert wait_for(lambda: len(w.link._outbuf) > link_mod.OUTBUF_MAX // 2, timeout=15)
+    time.sleep(0.5)  # well past full: lines are being dropped now
     loop.stop.set()
     loop.join(5)
-    assert loop.error is None and len(loop.batches) > 10_000
+    assert loop.error is None
     assert w.link.connected and len(w.link._outbuf) <= link_mod.OUTBUF_MAX
+    # Never blocked: no step took more than a scheduler hiccup.
+    assert max(d for _, d in loop.step_times) < 0.5
     lst.close()
 
 
