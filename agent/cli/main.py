@@ -12,6 +12,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agent.cli.why",
     "agent.cli.catalog",
     "agent.cli.propose",
+    "agent.cli.eval",
 )
 
 app = typer.Typer(

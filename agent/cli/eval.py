@@ -1,0 +1,99 @@
+"""`idletune eval`: replay recorded incidents through the pipeline and score the answers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from agent.cli.errors import fail
+from agent.proposers.base import Proposer
+
+if TYPE_CHECKING:
+    from evals.harness import EvalRun
+
+
+class ProposerKind(StrEnum):
+    RULES = "rules"
+    LLM = "llm"
+
+
+def proposer_factory(kind: ProposerKind) -> Callable[[], Proposer]:
+    """A maker of fresh proposers of `kind`; a user error (exit 2) when it cannot be had."""
+    if kind == ProposerKind.LLM:
+        fail("the LLM proposer is not available yet; use --proposer rules")
+    from agent.proposers.policy import PolicyError
+    from agent.proposers.rules import RuleProposer, load_policies
+
+    try:
+        # Parsed once; each incident gets its own proposer so hysteresis never crosses incidents.
+        policies = load_policies([], with_default=True)
+    except PolicyError as e:
+        fail(str(e))
+    return lambda: RuleProposer(policies)
+
+
+def render(run: EvalRun, console: Console) -> None:
+    from evals.results_table import headers, rows
+
+    per = Table(title="incidents")
+    for col in ("id", "truth", "top cause", "AC@1", "actions ok", "forbidden", "latency"):
+        per.add_column(col, no_wrap=col == "id")
+    for r in run.results:
+        s = r.score
+        per.add_row(
+            r.replay.id,
+            r.truth[0],
+            r.replay.causes[0] if r.replay.causes else "-",
+            "yes" if s.ac1 else "NO",
+            "yes" if s.action_ok else "NO",
+            str(s.forbidden),
+            f"{s.latency_ms:.1f} ms",
+        )
+    console.print(per)
+    summary = Table(title="summary")
+    for col in headers(run):
+        summary.add_column(col)
+    for row in rows(run):
+        summary.add_row(*row)
+    console.print(summary)
+
+
+def eval_command(
+    dirs: Annotated[
+        list[Path],
+        typer.Argument(help="incident folders, or folders of incident folders", show_default=False),
+    ],
+    proposer: Annotated[
+        ProposerKind, typer.Option("--proposer", help="who proposes the actions", case_sensitive=False)
+    ] = ProposerKind.RULES,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="one JSON object: summary and incidents")
+    ] = False,
+) -> None:
+    """Score the agent on recorded incidents: root cause, actions, restraint, evidence, latency."""
+    missing = [str(d) for d in dirs if not d.is_dir()]
+    if missing:
+        fail(f"no such folder: {', '.join(missing)} (give incident folders or folders of them)")
+    make = proposer_factory(proposer)
+    from evals.harness import evaluate
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    # Each bad incident is one line on stderr; the run goes on with the rest.
+    run = evaluate(dirs, make, on_error=lambda line: err.print(f"invalid: {line}", markup=False))
+    if not run.results:
+        fail(f"no incident could be read ({len(run.errors)} invalid)")
+    if as_json:
+        typer.echo(json.dumps(run.to_json()))
+        return
+    render(run, Console(soft_wrap=True))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)

@@ -1,0 +1,254 @@
+"""Replay recorded incidents through the live pipeline and score them against their truth.
+
+Each incident goes Samples -> Window -> HealthReport -> Diagnosis -> answer -> Proposal,
+the same stages a live host runs, on the recording's own timestamps: nothing reads the
+wall clock except the latency figure. Only the header's host, knobs and jobs, the series
+and the question reach the pipeline; the folder name, title, tags and truth never do.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from jsonschema import Draft202012Validator
+from pydantic import BaseModel, ConfigDict
+
+from agent.answer import answer_text, catalogue_remedies
+from agent.diagnosis.engine import diagnose
+from agent.diagnosis.model import Category, Diagnosis
+from agent.proposal import Action, Proposal
+from agent.proposers.base import Proposer
+from evals.incident import Incident, IncidentError, load_incident
+from evals.scoring import IncidentScore, Summary, score_incident, summarise
+
+INCIDENT_FILE = "incident.yaml"
+
+
+@runtime_checkable
+class CountsTokens(Protocol):
+    """A proposer that spends model tokens says how many its last proposal took."""
+
+    last_tokens: int
+
+
+class Replay(BaseModel):
+    """What the pipeline made of one incident."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    causes: list[str]
+    actions: list[Action]
+    evidence: list[str]
+    answer: str
+    latency_ms: float
+    schema_valid: bool
+    tokens: int = 0
+    noop_reason: str | None = None
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    replay: Replay
+    truth: list[str]  # the labelled root causes, kept for showing beside the answer
+    score: IncidentScore
+
+
+class Baseline(BaseModel):
+    """The constant answer: always the suite's most frequent cause, never an action."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cause: str
+    summary: Summary
+    scores: list[IncidentScore]
+
+
+class EvalRun(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    proposer: str
+    summary: Summary
+    results: list[Result]
+    baseline: Baseline
+    errors: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        """The `idletune eval --json` document."""
+        return {
+            "proposer": self.proposer,
+            "summary": self.summary.model_dump(mode="json"),
+            "baseline": {
+                "cause": self.baseline.cause,
+                "summary": self.baseline.summary.model_dump(mode="json"),
+            },
+            "errors": list(self.errors),
+            "incidents": [
+                {
+                    "id": r.replay.id,
+                    "causes": r.replay.causes,
+                    "actions": [
+                        {"primitive": a.primitive, "target": a.target, "value": a.value}
+                        for a in r.replay.actions
+                    ],
+                    "evidence": r.replay.evidence,
+                    "answer": r.replay.answer,
+                    "latency_ms": r.replay.latency_ms,
+                    "truth": r.truth,
+                    "score": r.score.model_dump(mode="json"),
+                }
+                for r in self.results
+            ],
+        }
+
+
+def incident_dirs(path: Path) -> list[Path]:
+    """`path` itself when it holds an incident, else its sub-folders in name order."""
+    if (path / INCIDENT_FILE).is_file() or not path.is_dir():
+        return [path]
+    # Hidden and underscore folders are tool litter (.git, __pycache__), not incidents.
+    return sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+
+
+def load_all(paths: Sequence[Path]) -> tuple[list[Incident], list[str]]:
+    """Every incident under `paths`; a defective one becomes one error line and is left out."""
+    incidents: list[Incident] = []
+    errors: list[str] = []
+    seen: set[Path] = set()
+    for root in paths:
+        for folder in incident_dirs(root):
+            key = folder.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                incidents.append(load_incident(folder))
+            except IncidentError as e:
+                errors.append(str(e))
+    return incidents, errors
+
+
+@lru_cache(maxsize=1)
+def _proposal_validator() -> Draft202012Validator:
+    from primitives.catalog import proposal_schema
+
+    return Draft202012Validator(proposal_schema())
+
+
+def schema_valid(proposal: Proposal) -> bool:
+    """Whether the proposal, as it would cross the wire, validates against the catalogue's schema."""
+    return bool(_proposal_validator().is_valid(proposal.model_dump(mode="json")))
+
+
+def cited_metrics(answer: str, diagnosis: Diagnosis) -> list[str]:
+    """Metric names of the diagnosis that the answer's text actually shows, in order of first use."""
+    names: list[str] = []
+    for c in diagnosis.causes:
+        names += [e.metric for e in c.evidence]
+    for span in diagnosis.lost_work:
+        names += span.signals
+    found: dict[str, int] = {}
+    for name in dict.fromkeys(names):
+        m = re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", answer)
+        if m is not None:
+            found[name] = m.start()
+    return sorted(found, key=lambda n: found[n])
+
+
+def replay(incident: Incident, proposer: Proposer) -> Replay:
+    """One incident through the pipeline; the latency covers window to proposal, not file reading."""
+    t0 = time.perf_counter()
+    window = incident.window()
+    report = incident.report(window)
+    diagnosis = diagnose(window, report, incident.question)
+    answer = answer_text(report, diagnosis, catalogue_remedies)
+    proposal = proposer.propose(report, diagnosis)
+    latency_ms = (time.perf_counter() - t0) * 1000.0
+    return Replay(
+        id=incident.id,
+        causes=[c.category.value for c in diagnosis.causes],
+        actions=list(proposal.actions),
+        evidence=cited_metrics(answer, diagnosis),
+        answer=answer,
+        latency_ms=round(latency_ms, 3),
+        schema_valid=schema_valid(proposal),
+        tokens=proposer.last_tokens if isinstance(proposer, CountsTokens) else 0,
+        noop_reason=proposal.noop_reason,
+    )
+
+
+def score(incident: Incident, r: Replay) -> IncidentScore:
+    return score_incident(
+        r.id,
+        incident.truth,
+        r.causes,
+        r.actions,
+        r.evidence,
+        schema_valid=r.schema_valid,
+        latency_ms=r.latency_ms,
+        tokens=r.tokens,
+    )
+
+
+def most_frequent_cause(incidents: Sequence[Incident]) -> Category:
+    """The commonest first root cause; ties go to the taxonomy's order so the choice is stable."""
+    if not incidents:
+        return Category.NONE
+    counts = Counter(inc.truth.root_causes[0] for inc in incidents)
+    order = list(Category)
+    return min(counts, key=lambda c: (-counts[c], order.index(c)))
+
+
+def baseline(incidents: Sequence[Incident], invalid: int = 0) -> Baseline:
+    cause = most_frequent_cause(incidents)
+    scores = [
+        score_incident(
+            inc.id,
+            inc.truth,
+            [cause.value],
+            [],
+            [],
+            # Its no-op proposal, with a reason, is valid by construction.
+            schema_valid=True,
+            latency_ms=0.0,
+        )
+        for inc in incidents
+    ]
+    return Baseline(cause=cause.value, summary=summarise(scores, invalid), scores=scores)
+
+
+def evaluate(
+    paths: Sequence[Path],
+    make_proposer: Callable[[], Proposer],
+    *,
+    on_error: Callable[[str], None] | None = None,
+) -> EvalRun:
+    """Load, replay and score every incident under `paths`, beside the constant baseline.
+
+    `make_proposer` is called once per incident so that state a proposer keeps between calls
+    (the rule proposer's hysteresis) never carries from one recorded host to the next; a
+    proposer without such state may be returned again each time."""
+    incidents, errors = load_all(paths)
+    if on_error is not None:
+        for e in errors:
+            on_error(e)
+    first = make_proposer()
+    results: list[Result] = []
+    for k, inc in enumerate(incidents):
+        r = replay(inc, first if k == 0 else make_proposer())
+        truth = [c.value for c in inc.truth.root_causes]
+        results.append(Result(replay=r, truth=truth, score=score(inc, r)))
+    return EvalRun(
+        proposer=first.name,
+        summary=summarise([r.score for r in results], len(errors)),
+        results=results,
+        baseline=baseline(incidents, len(errors)),
+        errors=errors,
+    )
