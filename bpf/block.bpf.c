@@ -3,12 +3,15 @@
  * Overhead: block_rq_issue does one shared-hash update keyed (dev, sector);
  * block_rq_complete does one hash lookup+delete, one per-CPU hash
  * lookup-or-init for the latency slot and one for the device counters.
- * Expected cost: ~150-300 ns per request (two or three hash operations), paid
+ * Estimated cost: ~150-300 ns per request (two or three hash operations), paid
  * once per block request, far below the cost of the request itself.
  *
  * The start map is shared (not per-CPU) because a request may complete on a
  * different CPU than the one that issued it. Counting maps are per-CPU so
  * increments need no atomics. Only tracepoint arguments are read.
+ *
+ * Costs are estimates of the program itself; bench/overhead.py measures the
+ * slowdown of whole workloads, tracepoint dispatch included.
  */
 
 #define MAX_SLOT 63

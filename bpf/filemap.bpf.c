@@ -5,6 +5,9 @@
  *
  * Overhead: one per-CPU array addition per added folio, ~20 ns; no map can
  * fill, so nothing is ever dropped.
+ *
+ * Costs are estimates of the program itself; bench/overhead.py measures the
+ * slowdown of whole workloads, tracepoint dispatch included.
  */
 
 BPF_PERCPU_ARRAY(misses, u64, 1);

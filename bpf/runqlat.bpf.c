@@ -5,7 +5,7 @@
  * and for the incoming task one hash lookup, two in-place increments and one
  * per-CPU array increment. A hash insert happens only the first time a
  * thread is seen and a delete only at thread exit, so the switch path never
- * takes the map's allocation locks. Expected cost: ~100-200 ns per context
+ * takes the map's allocation locks. Estimated cost: ~100-200 ns per context
  * switch and per wakeup, most of it the perf tracepoint itself.
  *
  * Keying: tracepoints name the wakee only by its thread id (args->pid), and
@@ -19,6 +19,9 @@
  *
  * An entry is written by the wakeup path and by the CPU the task runs on,
  * never by two CPUs for the same event, so plain (non-atomic) updates hold.
+ *
+ * Costs are estimates of the program itself; bench/overhead.py measures the
+ * slowdown of whole workloads, tracepoint dispatch included.
  */
 
 #define MAX_SLOT 63

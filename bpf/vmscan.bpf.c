@@ -5,8 +5,11 @@
  *
  * Overhead: reclaim begin does one shared-hash update, end one lookup+delete
  * and two per-CPU array increments; kswapd wake-up one per-CPU array
- * increment. Expected cost: ~50-150 ns per event; reclaim itself costs
+ * increment. Estimated cost: ~50-150 ns per event; reclaim itself costs
  * microseconds to milliseconds, so this is noise.
+ *
+ * Costs are estimates of the program itself; bench/overhead.py measures the
+ * slowdown of whole workloads, tracepoint dispatch included.
  */
 
 #define T_RECLAIM_NS 0

@@ -6,6 +6,9 @@
  *
  * Overhead: two per-CPU array additions per event, ~20-40 ns; the event fires
  * at most once per throttled writer per pause (milliseconds apart).
+ *
+ * Costs are estimates of the program itself; bench/overhead.py measures the
+ * slowdown of whole workloads, tracepoint dispatch included.
  */
 
 #define T_PAUSE_JIFFIES 0
