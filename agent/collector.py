@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
 import math
 import signal
 import threading
@@ -12,7 +11,6 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
-from agent.hostfs import HostFS
 from agent.sample import Sample, SourceStatus
 from agent.sources.base import Source
 from agent.window import Window
@@ -20,7 +18,8 @@ from agent.window import Window
 SignalHandler = Callable[[int, FrameType | None], Any] | int | None
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: its type and the first line of its message."""
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
@@ -61,7 +60,7 @@ class Collector:
             try:
                 st = src.start()
             except Exception as exc:  # a bug in a source must not stop the others
-                st = SourceStatus(live=False, reason=f"start failed: {_one_line(exc)}")
+                st = SourceStatus(live=False, reason=f"start failed: {one_line(exc)}")
             self._status[src.name] = st
             if st.live:
                 self._live.append(src)
@@ -86,7 +85,7 @@ class Collector:
                 metrics = src.collect()
             except Exception as exc:
                 self._live.remove(src)
-                self._status[src.name] = SourceStatus(live=False, reason=f"collect failed: {_one_line(exc)}")
+                self._status[src.name] = SourceStatus(live=False, reason=f"collect failed: {one_line(exc)}")
                 self._close_one(src)
                 continue
             for name, value in metrics.items():
@@ -142,18 +141,26 @@ class Collector:
             for sig, handler in old.items():
                 signal.signal(sig, handler)
 
-    def run(self, duration_s: float, on_sample: Callable[[Sample], None] | None = None) -> Window:
+    def run(
+        self,
+        duration_s: float,
+        on_sample: Callable[[Sample], None] | None = None,
+        *,
+        close: bool = True,
+    ) -> Window:
         """Collect for `duration_s`, or until SIGINT/SIGTERM or stop(), then close every source.
 
         Call start() first. Rates need a previous reading, so when nothing has been
-        collected yet one priming collect is made and its sample discarded.
+        collected yet one priming collect is made and its sample discarded. With
+        `close=False` the sources stay open (to read knobs or keep ticking after).
         """
         window = Window(horizon_s=max(duration_s + 10 * self.interval_s, 60.0))
         try:
             with self.stopping_on_signals():
                 self._loop(duration_s, window, on_sample)
         finally:
-            self.close()
+            if close:
+                self.close()
         return window
 
     def _loop(self, duration_s: float, window: Window, on_sample: Callable[[Sample], None] | None) -> None:
@@ -202,23 +209,3 @@ class UnavailableSource:
 
     def close(self) -> None:
         return None
-
-
-def default_sources(fs: HostFS | None = None, *, bpf: bool = True) -> list[Source]:
-    """The live host's sources, most precise first: eBPF, then procfs."""
-    from agent.sources.procfs import ProcfsSource
-
-    sources: list[Source] = []
-    if not bpf:
-        sources.append(UnavailableSource("bpf", "turned off by the operator"))
-    else:
-        try:
-            # Imported by name, here: it pulls in bcc, which is optional and slow to
-            # import, and a host without it must still get a procfs report.
-            module = importlib.import_module("agent.sources.bpf_source")
-            src: Source = module.BpfSource(fs=fs)
-            sources.append(src)
-        except Exception as exc:
-            sources.append(UnavailableSource("bpf", f"eBPF source unavailable ({_one_line(exc)})"))
-    sources.append(ProcfsSource(fs))
-    return sources

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from collections.abc import Iterable, Iterator
 
@@ -60,5 +61,5 @@ class Window:
         if len(self._buf) < 2:
             return None
         ts = [s.t for s in self._buf]
-        gaps = sorted(b - a for a, b in zip(ts, ts[1:], strict=False))
+        gaps = sorted(b - a for a, b in itertools.pairwise(ts))
         return gaps[len(gaps) // 2]

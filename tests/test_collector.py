@@ -8,12 +8,10 @@ import signal
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
-from agent.collector import Collector, UnavailableSource, default_sources
-from agent.hostfs import HostFS
+from agent.collector import Collector, UnavailableSource
 from agent.sample import SourceStatus
 
 
@@ -177,19 +175,6 @@ def test_unavailable_source_reports_reason() -> None:
     st = c.start()
     assert st["bpf"] == SourceStatus(live=False, reason="no bcc")
     assert c.tick().m == {"x": 1.0}
-
-
-def test_default_sources_order_and_bpf_off(tmp_path: Path) -> None:
-    fs = HostFS(tmp_path)
-    srcs = default_sources(fs, bpf=False)
-    assert [s.name for s in srcs] == ["bpf", "procfs"]
-    assert srcs[0].start() == SourceStatus(live=False, reason="turned off by the operator")
-
-
-def test_default_sources_puts_bpf_first(tmp_path: Path) -> None:
-    # Only built, never started: starting would load programs into the real kernel.
-    srcs = default_sources(HostFS(tmp_path))
-    assert [s.name for s in srcs] == ["bpf", "procfs"]
 
 
 class SlowStart(FakeSource):

@@ -10,7 +10,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from agent.cli.report import ROOT_ENV, capability_lines, register, with_unit
+from agent.cli.common import ROOT_ENV
+from agent.cli.report import capability_lines, register, with_unit
 from agent.sample import SourceStatus
 
 FIX = Path(__file__).parent / "fixtures" / "proc"
@@ -54,15 +55,16 @@ def test_json_has_metrics_and_sources(fake_root: Path) -> None:
     assert doc["metrics"]["psi.cpu.some_avg10"] == 0.01
     # The files do not change under a fake root, so every rate is a true zero.
     assert doc["metrics"]["io.vda.read_iops"] == 0.0
-    assert doc["sources"] == {
-        "bpf": {"live": False, "reason": "turned off by the operator"},
-        "procfs": {"live": True, "reason": ""},
-    }
+    assert doc["sources"]["bpf"] == {"live": False, "reason": "turned off by the operator"}
+    assert doc["sources"]["procfs"] == {"live": True, "reason": ""}
+    # GPU and trainer sources always report, live or not, so a reader sees what is missing.
+    assert {"nvml", "trainer"} <= set(doc["sources"])
     assert doc["host"] == {
         "cpus": 8, "numa_nodes": 1, "gpus": 0, "gpu_model": None,
         "kernel": "6.1.0-fake", "block_devices": ["vda"],
     }
     assert doc["window"]["samples"] == 3
+    # The fake root has no /proc/sys: no knob to read, none invented.
     assert doc["knobs"] == {}
 
 
@@ -75,10 +77,10 @@ def test_tables_and_one_line_per_missing_piece(fake_root: Path) -> None:
     assert "mem.available_mib" in out and "MiB" in out
     assert "psi." not in out
     missing = [ln for ln in out.splitlines() if " off: " in ln or " partial: " in ln]
-    assert missing == [
-        "eBPF collectors off: turned off by the operator — missing: block and scheduler latency",
-        "procfs partial: no PSI (kernel built without it or booted with psi=0)",
-    ]
+    assert "eBPF collectors off: turned off by the operator — missing: block and scheduler latency" in missing
+    assert "procfs partial: no PSI (kernel built without it or booted with psi=0)" in missing
+    # Every line of the kind names one source, once.
+    assert len(missing) == len({ln.split(" off: ")[0].split(" partial: ")[0] for ln in missing})
 
 
 def test_no_live_source_is_one_line_error(fake_root: Path) -> None:

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from agent.cli.common import load_recorded, observe_live
 from agent.cli.errors import fail
 from agent.diagnosis.model import Diagnosis
 from agent.proposers.policy import PolicyError
@@ -56,6 +57,7 @@ def propose_command(
         bool, typer.Option("--json", help="one object: proposal, diagnosis and the rules' trace")
     ] = False,
     no_bpf: Annotated[bool, typer.Option("--no-bpf", help="do not load the eBPF collectors")] = False,
+    job: Annotated[list[str] | None, typer.Option("--job", help="a training job to watch, NAME=PID")] = None,
 ) -> None:
     """What would be changed, and why: diagnosis, then the rule policy. Nothing is applied."""
     # Policies first: a bad file is reported before anything is collected.
@@ -65,15 +67,12 @@ def propose_command(
         fail(str(e))
     if not policies:
         fail("no policy: give --policy FILE or drop --no-default-policy")
-    from agent.cli.why import _incident, _live
     from agent.diagnosis.engine import diagnose
 
     if incident is not None:
-        window, report, asked = _incident(incident)
+        window, report, asked = load_recorded(incident)
     else:
-        if interval > duration:
-            fail("--interval must not exceed --duration")
-        window, report = _live(duration, interval, no_bpf, as_json)
+        window, report = observe_live(duration, interval, no_bpf=no_bpf, jobs=job, quiet=as_json)
         asked = ""
     diagnosis = diagnose(window, report, asked or None)
     outcome = RuleProposer(policies).explain(report, diagnosis)

@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from agent.cli.errors import fail
-from agent.collector import Collector, default_sources
-from agent.host import detect_host
-from agent.hostfs import HostFS
-from agent.report import HealthReport, KnobValue, MetricSummary, build_report
-from agent.sample import Sample, SourceStatus
-from agent.sources.base import Source
-
-# Reads every host path under this root instead of `/`: a recorded or fake host
-# (tests, demos) without touching the real one.
-ROOT_ENV = "IDLETUNE_ROOT"
+from agent.cli.common import observe_live
+from agent.report import HealthReport, MetricSummary
+from agent.sample import SourceStatus
 
 # What each source contributes, so a missing one is explained in terms of what the
 # operator loses rather than as a bare module name.
@@ -30,34 +21,6 @@ _SOURCE_ROLE: dict[str, tuple[str, str]] = {
     "trainer": ("trainer hook", "step time and data wait"),
 }
 _SUBSYSTEM_ORDER = ("gpu", "trainer", "io", "sched", "cpu", "mem", "numa", "psi")
-
-
-def host_fs() -> HostFS:
-    return HostFS(os.environ.get(ROOT_ENV) or "/")
-
-
-def collect_report(
-    fs: HostFS,
-    sources: list[Source],
-    *,
-    duration_s: float,
-    interval_s: float,
-    knobs: dict[str, KnobValue] | None = None,
-    on_sample: Callable[[Sample], None] | None = None,
-) -> HealthReport:
-    """Run the sources for `duration_s` and summarise. `knobs` are the current
-    tunable values keyed by catalogue id, read by whoever owns the catalogue."""
-    collector = Collector(sources, interval_s)
-    with collector.stopping_on_signals():
-        collector.start()
-        window = collector.run(duration_s, on_sample=on_sample)
-    return build_report(
-        window,
-        detect_host(fs),
-        knobs=knobs,
-        sources=collector.statuses,
-        drops=collector.drops(),
-    )
 
 
 def capability_lines(sources: dict[str, SourceStatus]) -> list[str]:
@@ -143,26 +106,14 @@ def render(report: HealthReport, console: Console) -> None:
 
 
 def report_command(
-    duration: float = typer.Option(5.0, "--duration", min=0.1, help="seconds to collect"),
-    interval: float = typer.Option(1.0, "--interval", min=0.05, help="seconds between samples"),
-    as_json: bool = typer.Option(False, "--json", help="print the HealthReport as one JSON object"),
-    no_bpf: bool = typer.Option(False, "--no-bpf", help="do not load the eBPF collectors"),
+    duration: Annotated[float, typer.Option("--duration", min=0.1, help="seconds to collect")] = 5.0,
+    interval: Annotated[float, typer.Option("--interval", min=0.05, help="seconds between samples")] = 1.0,
+    as_json: Annotated[bool, typer.Option("--json", help="print the HealthReport as JSON")] = False,
+    no_bpf: Annotated[bool, typer.Option("--no-bpf", help="do not load the eBPF collectors")] = False,
+    job: Annotated[list[str] | None, typer.Option("--job", help="a training job to watch, NAME=PID")] = None,
 ) -> None:
     """Collect for a few seconds and show the host's health per subsystem."""
-    if interval > duration:
-        fail("--interval must not exceed --duration")
-    fs = host_fs()
-    if not fs.path("/proc").is_dir():
-        fail(f"no /proc under {fs.root}: set {ROOT_ENV} to a host root or unset it")
-    sources = default_sources(fs, bpf=not no_bpf)
-    err = Console(stderr=True)
-    if err.is_terminal and not as_json:
-        with err.status(f"collecting for {duration:g} s…"):
-            report = collect_report(fs, sources, duration_s=duration, interval_s=interval)
-    else:
-        report = collect_report(fs, sources, duration_s=duration, interval_s=interval)
-    if not any(st.live for st in report.sources.values()):
-        fail("no source could run: " + "; ".join(report.missing()))
+    _, report = observe_live(duration, interval, no_bpf=no_bpf, jobs=job, quiet=as_json)
     if as_json:
         typer.echo(report.model_dump_json())
         return

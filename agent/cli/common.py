@@ -1,0 +1,79 @@
+"""What several commands share: the host root, the live host, recorded incidents, --job."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.console import Console
+
+from agent.cli.errors import fail
+from agent.hostfs import HostFS
+from agent.report import HealthReport
+from agent.window import Window
+
+# Reads every host path under this root instead of `/`: a recorded or fake host
+# (tests, demos) without touching the real one.
+ROOT_ENV = "IDLETUNE_ROOT"
+
+
+def host_fs() -> HostFS:
+    return HostFS(os.environ.get(ROOT_ENV) or "/")
+
+
+def operator_jobs(specs: list[str] | None) -> list[object]:
+    """`--job NAME=PID` options, or one clear error."""
+    from agent.jobs import JobSpecError, parse_job_spec
+
+    out: list[object] = []
+    for spec in specs or []:
+        try:
+            out.append(parse_job_spec(spec))
+        except JobSpecError as e:
+            fail(str(e))
+    return out
+
+
+def observe_live(
+    duration: float,
+    interval: float,
+    *,
+    no_bpf: bool = False,
+    jobs: list[str] | None = None,
+    quiet: bool = False,
+) -> tuple[Window, HealthReport]:
+    """Watch the live host and summarise it; one-line errors for what cannot work."""
+    # Imported here: the incident paths must work on a machine without the live sources.
+    from agent.jobs import OperatorJob
+    from agent.live import LiveHost
+
+    if interval > duration:
+        fail("--interval must not exceed --duration")
+    fs = host_fs()
+    if not fs.path("/proc").is_dir():
+        fail(f"no /proc under {fs.root}: set {ROOT_ENV} to a host root or unset it")
+    named = [j for j in operator_jobs(jobs) if isinstance(j, OperatorJob)]
+    live = LiveHost(fs, interval_s=interval, bpf=not no_bpf, operator_jobs=named)
+    err = Console(stderr=True)
+    if err.is_terminal and not quiet:
+        with err.status(f"watching the host for {duration:g} s…"):
+            window, report = live.observe(duration)
+    else:
+        window, report = live.observe(duration)
+    # A listening trainer socket is live yet measures nothing until a hook connects:
+    # what matters is whether anything was measured.
+    if not report.metrics:
+        fail("no source could run: " + "; ".join(report.missing()))
+    return window, report
+
+
+def load_recorded(path: Path) -> tuple[Window, HealthReport, str]:
+    """A recorded incident's window, report and question, or one clear error."""
+    from evals.incident import IncidentError, load_incident
+
+    try:
+        inc = load_incident(path)
+    except IncidentError as e:
+        fail(str(e))
+    window = inc.window()
+    return window, inc.report(window), inc.question

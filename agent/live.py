@@ -1,0 +1,115 @@
+"""The live host, assembled once: sources, job discovery, collection, knobs, report.
+
+Every command that watches the real host (report, why, propose, record, auto)
+builds one LiveHost, so they all see the same sources, jobs and knobs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+
+from agent.collector import Collector, UnavailableSource, one_line
+from agent.host import detect_host
+from agent.hostfs import HostFS
+from agent.jobs import JobRegistry, OperatorJob
+from agent.report import HealthReport, KnobValue, build_report
+from agent.sample import Sample, SourceStatus
+from agent.sources.base import Source
+from agent.sources.nvml import NvmlSource
+from agent.sources.procfs import ProcfsSource
+from agent.sources.trainer import TrainerSource
+from agent.sources.trainer_control import TrainerControl
+from agent.window import Window
+
+
+class LiveHost:
+    """Sources in precedence order (eBPF before procfs), with jobs found from NVML,
+    the operator and the trainer hook, and the loader workers of each job."""
+
+    def __init__(
+        self,
+        fs: HostFS | None = None,
+        *,
+        interval_s: float = 1.0,
+        bpf: bool = True,
+        operator_jobs: Sequence[OperatorJob] = (),
+        state_dir: str | None = None,
+    ) -> None:
+        self.fs = fs or HostFS()
+        self.nvml = NvmlSource()
+        self.trainer = TrainerSource(state_dir)
+        self.jobs = JobRegistry(
+            self.fs,
+            operator=operator_jobs,
+            gpu_processes=self._gpu_processes,
+            announced=self.trainer.jobs,
+        )
+        self.trainer_control = TrainerControl(self.trainer)
+        sources: list[Source] = []
+        sources.append(self._bpf_source() if bpf else UnavailableSource("bpf", "turned off by the operator"))
+        sources += [self.nvml, self.trainer, ProcfsSource(self.fs)]
+        self.collector = Collector(sources, interval_s)
+        self._nvml_live = False
+
+    def _gpu_processes(self) -> dict[int, list[int]]:
+        return self.nvml.gpu_processes() if self._nvml_live else {}
+
+    def _bpf_source(self) -> Source:
+        try:
+            # By name, here: it pulls in bcc, which is optional and slow to import,
+            # and a host without it must still get a report.
+            module = importlib.import_module("agent.sources.bpf_source")
+            src: Source = module.BpfSource(fs=self.fs, jobs=self.jobs.pids_by_job)
+            return src
+        except Exception as exc:
+            return UnavailableSource("bpf", f"eBPF source unavailable ({one_line(exc)})")
+
+    def start(self) -> dict[str, SourceStatus]:
+        statuses = self.collector.start()
+        self._nvml_live = statuses.get("nvml", SourceStatus(live=False)).live
+        return statuses
+
+    def collect(self, duration_s: float, on_sample: Callable[[Sample], None] | None = None) -> Window:
+        """Watch for `duration_s` (or until SIGINT/SIGTERM). Sources stay open for report()."""
+        return self.collector.run(duration_s, on_sample=on_sample, close=False)
+
+    def knobs(self, devices: Sequence[str], gpus: Sequence[int]) -> dict[str, KnobValue]:
+        from primitives.catalog import read_knobs
+        from primitives.channels import open_nvml_power
+
+        gpu = open_nvml_power()[0] if self._nvml_live else None
+        try:
+            jobs = [j.name for j in self.jobs.job_infos()]
+            return dict(read_knobs(self.fs, devices, jobs, gpus, trainer=self.trainer_control, gpu=gpu))
+        except (OSError, LookupError, ValueError):
+            return {}
+
+    def report(self, window: Window) -> HealthReport:
+        gpus = self.nvml.gpu_count if self._nvml_live else 0
+        names = self.nvml.gpu_names() if self._nvml_live else {}
+        host = detect_host(self.fs, gpus=gpus, gpu_model=next(iter(names.values()), None))
+        return build_report(
+            window,
+            host,
+            knobs=self.knobs(host.block_devices, list(range(gpus))),
+            jobs=self.jobs.job_infos(),
+            sources=self.collector.statuses,
+            drops=self.collector.drops(),
+            notes=list(self.jobs.notes),
+        )
+
+    def close(self) -> None:
+        self.collector.close()
+
+    def observe(
+        self, duration_s: float, on_sample: Callable[[Sample], None] | None = None
+    ) -> tuple[Window, HealthReport]:
+        """Start, watch, summarise and close: what one-shot commands want."""
+        try:
+            with self.collector.stopping_on_signals():
+                self.start()
+                window = self.collect(duration_s, on_sample)
+            return window, self.report(window)
+        finally:
+            self.close()
