@@ -127,13 +127,15 @@ def _storage(sc: Scenario) -> list[list[Step]]:
 
 
 def lowered_power_limits(sc: Scenario, samples: list[Sample]) -> dict[int, float]:
-    """GPUs whose enforced limit fell below the one they started with, and the lowest it fell to."""
+    """GPUs whose enforced limit is, at the end, below the one they started with, and that limit.
+
+    A limit lowered for an episode and restored before the recording ends needs no action."""
     out: dict[int, float] = {}
     for g in range(sc.gpus):
         start = float(sc.knobs[f"gpu.power_limit_w@{g}"])
         seen = [s.m[f"gpu.{g}.power_limit_w"] for s in samples if f"gpu.{g}.power_limit_w" in s.m]
-        if seen and min(seen) < start - 1.0:
-            out[g] = min(seen)
+        if seen and seen[-1] < start - 1.0:
+            out[g] = seen[-1]
     return out
 
 
