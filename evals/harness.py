@@ -24,6 +24,7 @@ from agent.diagnosis.engine import diagnose
 from agent.diagnosis.model import Category, Diagnosis
 from agent.proposal import Action, Proposal
 from agent.proposers.base import Proposer
+from agent.vocabulary import is_known
 from evals.incident import Incident, IncidentError, load_incident
 from evals.scoring import IncidentScore, Summary, score_incident, summarise
 
@@ -148,14 +149,17 @@ def schema_valid(proposal: Proposal) -> bool:
 
 
 def cited_metrics(answer: str, diagnosis: Diagnosis) -> list[str]:
-    """Metric names of the diagnosis that the answer's text actually shows, in order of first use."""
+    """Metric names of the diagnosis that the answer's text actually shows, in order of first use.
+
+    Evidence also carries labels ("GPU utilization") and knob ids ("loader.workers"); only
+    names of the metric vocabulary count as cited metrics."""
     names: list[str] = []
     for c in diagnosis.causes:
         names += [e.metric for e in c.evidence]
     for span in diagnosis.lost_work:
         names += span.signals
     found: dict[str, int] = {}
-    for name in dict.fromkeys(names):
+    for name in (n for n in dict.fromkeys(names) if is_known(n)):
         m = re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", answer)
         if m is not None:
             found[name] = m.start()

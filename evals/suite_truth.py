@@ -183,8 +183,9 @@ _EVIDENCE: dict[Category, list[str]] = {
     C.STORAGE_LATENCY: ["io.{dev}.lat_p99_us", "psi.io.some_avg10"],
     C.READAHEAD_MISMATCH: ["io.{dev}.avg_req_kb"],
     C.DATALOADER_STARVATION: ["trainer.*.data_wait_frac", "gpu.*.util_pct"],
-    C.LOADER_OVERSUBSCRIPTION: ["sched.*.runq_lat_p99_us", "sched.runq_lat_p99_us", "cpu.util_pct"],
-    C.CPU_CONTENTION: ["sched.*.runq_lat_p99_us", "sched.runq_lat_p99_us", "cpu.util_pct"],
+    # Busy cores, and the run-queue wait they cause (host-wide; per job only where that is all there is).
+    C.LOADER_OVERSUBSCRIPTION: ["cpu.util_pct", "sched.runq_lat_p99_us", "sched.*.runq_lat_p99_us"],
+    C.CPU_CONTENTION: ["cpu.util_pct", "sched.runq_lat_p99_us", "sched.*.runq_lat_p99_us"],
     C.NUMA_REMOTE: ["numa.remote_frac"],
     C.GPU_POWER_THROTTLE: ["gpu.*.power_w", "gpu.*.clock_event_reasons"],
     C.GPU_THERMAL_THROTTLE: ["gpu.*.temp_c"],

@@ -143,11 +143,13 @@ def test_cited_metrics_are_those_the_answer_shows() -> None:
                     Evidence(metric="gpu.0.util_pct", observed=95.0, rule="kpi"),
                     Evidence(metric="gpu.0.power_w", observed=300.0, rule="kpi"),
                     Evidence(metric="io.vdb.lat_p99", observed=1.0, rule="prefix only"),
+                    Evidence(metric="loader.workers", observed=64.0, rule="a knob, not a metric"),
                 ],
             )
         ]
     )
-    assert cited_metrics("gpu.0.util_pct averaged 95; io.vdb.lat_p99_us was 3.", d) == ["gpu.0.util_pct"]
+    text = "gpu.0.util_pct averaged 95; io.vdb.lat_p99_us was 3; loader.workers was 64."
+    assert cited_metrics(text, d) == ["gpu.0.util_pct"]
 
 
 def test_most_frequent_cause_breaks_ties_in_taxonomy_order(tiny_suite: Path) -> None:

@@ -42,21 +42,19 @@ def proposer_factory(kind: ProposerKind) -> Callable[[], Proposer]:
 def render(run: EvalRun, console: Console) -> None:
     from evals.results_table import headers, rows
 
-    per = Table(title="incidents")
-    for col in ("id", "truth", "top cause", "AC@1", "actions ok", "forbidden", "latency"):
-        per.add_column(col, no_wrap=col == "id")
+    def say(line: str) -> None:
+        # Plain lines, not a table: ids and cause names stay whole on any terminal width.
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    width = max((len(r.replay.id) for r in run.results), default=2)
+    say(f"{'id':<{width}}  {'truth':<24} {'top cause':<24} AC@1  actions  forbidden  latency")
     for r in run.results:
-        s = r.score
-        per.add_row(
-            r.replay.id,
-            r.truth[0],
-            r.replay.causes[0] if r.replay.causes else "-",
-            "yes" if s.ac1 else "NO",
-            "yes" if s.action_ok else "NO",
-            str(s.forbidden),
-            f"{s.latency_ms:.1f} ms",
+        sc = r.score
+        top = r.replay.causes[0] if r.replay.causes else "-"
+        say(
+            f"{r.replay.id:<{width}}  {r.truth[0]:<24} {top:<24} {'yes' if sc.ac1 else 'NO':<5} "
+            f"{'ok' if sc.action_ok else 'NO':<8} {sc.forbidden:<10} {sc.latency_ms:.1f} ms"
         )
-    console.print(per)
     summary = Table(title="summary")
     for col in headers(run):
         summary.add_column(col)
