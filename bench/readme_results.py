@@ -45,12 +45,12 @@ def bench_rows(figures: list[dict[str, Any]]) -> list[Row]:
 
 
 def section(run: EvalRun, figures: list[dict[str, Any]]) -> str:
-    tags_note = (
+    note = (
         f"`idletune eval evals/incidents --proposer rules` on the bundled suite "
         f"({run.summary.incidents} incidents, {run.summary.invalid} invalid). "
         "Regenerate with `make results`."
     )
-    return "\n".join([START, "", tags_note, "", markdown(run, bench_rows(figures)), "", END])
+    return "\n".join([START, "", note, "", markdown(run, bench_rows(figures)), "", END])
 
 
 def replace_section(text: str, new: str) -> str:

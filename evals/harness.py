@@ -79,7 +79,8 @@ class EvalRun(BaseModel):
     summary: Summary
     results: list[Result]
     baseline: Baseline
-    errors: list[str]
+    errors: list[str]  # incidents that could not be read: one line each, left out of the scores
+    failures: list[str] = []  # incidents the pipeline crashed on: scored as wrong throughout
 
     def to_json(self) -> dict[str, Any]:
         """The `idletune eval --json` document."""
@@ -91,6 +92,7 @@ class EvalRun(BaseModel):
                 "summary": self.baseline.summary.model_dump(mode="json"),
             },
             "errors": list(self.errors),
+            "failures": list(self.failures),
             "incidents": [
                 {
                     "id": r.replay.id,
@@ -245,9 +247,19 @@ def evaluate(
             on_error(e)
     first = make_proposer()
     results: list[Result] = []
+    failures: list[str] = []
     for k, inc in enumerate(incidents):
-        r = replay(inc, first if k == 0 else make_proposer())
         truth = [c.value for c in inc.truth.root_causes]
+        t0 = time.perf_counter()
+        try:
+            r = replay(inc, first if k == 0 else make_proposer())
+        except Exception as e:  # a bug in a stage: this incident fails, the others are still scored
+            line = f"{inc.id}: the pipeline failed: {type(e).__name__}: {e}".splitlines()[0]
+            failures.append(line)
+            if on_error is not None:
+                on_error(line)
+            results.append(_failed(inc, line, (time.perf_counter() - t0) * 1000.0))
+            continue
         results.append(Result(replay=r, truth=truth, score=score(inc, r)))
     return EvalRun(
         proposer=first.name,
@@ -255,4 +267,30 @@ def evaluate(
         results=results,
         baseline=baseline(incidents, len(errors)),
         errors=errors,
+        failures=failures,
     )
+
+
+def _failed(inc: Incident, why: str, latency_ms: float) -> Result:
+    """A valid incident the pipeline crashed on: counted, and wrong on every score, restraint included."""
+    r = Replay(
+        id=inc.id,
+        causes=[],
+        actions=[],
+        evidence=[],
+        answer=why,
+        latency_ms=round(latency_ms, 3),
+        schema_valid=False,
+    )
+    s = IncidentScore(
+        id=inc.id,
+        ac1=False,
+        ac3=False,
+        action_ok=False,
+        forbidden=0,
+        restraint=False if not inc.truth.acceptable_actions else None,
+        schema_valid=False,
+        evidence_recall=0.0 if inc.truth.evidence else None,
+        latency_ms=r.latency_ms,
+    )
+    return Result(replay=r, truth=[c.value for c in inc.truth.root_causes], score=s)

@@ -184,3 +184,28 @@ def test_a_dir_is_one_incident_or_a_folder_of_them(tiny_suite: Path, tmp_path: P
     (tiny_suite / "empty").mkdir()
     incidents, errors = load_all([tiny_suite])
     assert len(incidents) == 2 and any("empty" in e for e in errors)
+
+
+class _Crashing:
+    """A proposer with a bug that shows only on a healthy host."""
+
+    name = "crashing"
+
+    def propose(self, report: HealthReport, diagnosis: Diagnosis) -> Proposal:
+        if diagnosis.top.category == Category.NONE:
+            raise KeyError("no such rule")
+        return _rules().propose(report, diagnosis)
+
+
+def test_a_crash_fails_its_incident_and_the_run_goes_on(tiny_suite: Path) -> None:
+    lines: list[str] = []
+    run = evaluate([tiny_suite], _Crashing, on_error=lines.append)
+    assert run.summary.incidents == 2 and run.summary.invalid == 1
+    (failure,) = run.failures
+    assert failure.startswith("healthy-host: the pipeline failed: KeyError") and failure in lines
+    wb, healthy = run.results
+    assert wb.score.ac1 and wb.score.action_ok
+    s = healthy.score
+    # No credit for the silence of a crash.
+    assert not (s.ac1 or s.action_ok or s.schema_valid) and s.restraint is False
+    assert run.to_json()["failures"] == [failure]
