@@ -71,7 +71,6 @@ class Executor:
         self.journal: Journal = journal if journal is not None else MemoryJournal()
         self._lookup = lookup
         self._changes: dict[int, ChangeRecord] = {}
-        self._next_id = 1
 
     @property
     def managed(self) -> list[ChangeRecord]:
@@ -123,15 +122,15 @@ class Executor:
                 before=before,
             )
         change = ChangeRecord(
-            id=self._next_id,
+            id=self.journal.next_id(),
             primitive=p.id,
             target=target,
             value=value,
             reason=action.reason,
             saved=saved,
             revert=p.revert_plan({w.loc: w.value for w in saved}),
+            before=before,
         )
-        self._next_id += 1
         self.journal.before_write(change)
         pending: dict[Loc, str] = {}
         plan = p.apply_plan(self.host, target, value)
@@ -258,6 +257,65 @@ class Executor:
                 "after": p.read(self.host, change.target),
                 "notes": notes + p.after_write(self.host, change.target),
             }
+        )
+
+    # -- changes made by another process, and changes someone else overrode ---------------
+
+    def adopt(self, change: ChangeRecord) -> None:
+        """Manage a change read from the journal (made by a process now gone) as if made here."""
+        self._changes[change.id] = change
+
+    def recover(self, change: ChangeRecord) -> ExecResult:
+        """Restore a change from the journal. One caught mid-write has no `after` to compare
+        with: its saved originals are put back wherever the host differs from them."""
+        if change.state == "applied":
+            self.adopt(change)
+            return self.revert(change.id)
+        base = {"primitive": change.primitive, "target": change.target, "value": change.value}
+        problem, notes = self._restore(change)
+        change.state = "reverted" if problem is None else "failed"
+        self.journal.closed(change)
+        if problem is not None:
+            return ExecResult.model_validate(
+                {**base, "change_id": change.id, "status": "failed", "reason": f"revert failed: {problem}"}
+            )
+        return ExecResult.model_validate(
+            {
+                **base,
+                "change_id": change.id,
+                "status": "reverted",
+                "reason": "interrupted mid-write; original values restored",
+                "notes": notes,
+            }
+        )
+
+    def drifted(self) -> list[tuple[ChangeRecord, list[Write]]]:
+        """Managed changes whose locations someone else has written since, with what they hold now."""
+        out: list[tuple[ChangeRecord, list[Write]]] = []
+        for change in self.managed:
+            try:
+                now = _snapshot(self.host, [w.loc for w in change.after])
+            except (OSError, LookupError, ValueError):
+                continue  # a device or hook gone: not an operator's write
+            foreign = _foreign(now, change)
+            if foreign:
+                out.append((change, foreign))
+        return out
+
+    def release(self, change_id: int, why: str) -> ExecResult:
+        """Stop managing a change without writing anything: the operator took the knob over."""
+        change = self._changes.pop(change_id, None)
+        if change is None:
+            return ExecResult(status="refused", primitive="?", reason=f"no managed change {change_id}")
+        change.state = "released"
+        self.journal.closed(change)
+        return ExecResult(
+            status="released",
+            primitive=change.primitive,
+            target=change.target,
+            value=change.value,
+            change_id=change.id,
+            reason=why,
         )
 
     def revert_all(self) -> list[ExecResult]:

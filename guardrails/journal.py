@@ -2,7 +2,8 @@
 
 The executor calls `before_write` after it has read and saved the original values
 and before its first write, so a durable journal (fsync'd, write-ahead) can restore
-them after a crash. The in-memory journal serves tests and one-shot commands.
+them after a crash. The in-memory journal serves tests; the durable one is
+`guardrails.filejournal.FileJournal`.
 """
 
 from __future__ import annotations
@@ -26,10 +27,15 @@ class ChangeRecord(BaseModel):
     revert: list[Write] = Field(description="the ordered writes that restore `saved` exactly")
     after: list[Write] = Field(default_factory=list, description="every location's value once applied")
     pending: list[Loc] = Field(default_factory=list, description="accepted, put in force later")
+    before: KnobValue | None = Field(default=None, description="the knob's value before, in catalogue terms")
     state: Literal["writing", "applied", "reverted", "released", "failed"] = "writing"
 
 
 class Journal(Protocol):
+    def next_id(self) -> int:
+        """A change id never used in this journal, also by another process sharing it."""
+        ...
+
     def before_write(self, change: ChangeRecord) -> None:
         """Record the originals; must be durable when it returns."""
         ...
@@ -48,6 +54,11 @@ class Journal(Protocol):
 class MemoryJournal:
     def __init__(self) -> None:
         self.records: dict[int, ChangeRecord] = {}
+        self._last_id = 0
+
+    def next_id(self) -> int:
+        self._last_id = max(self._last_id, *self.records, 0) + 1
+        return self._last_id
 
     def before_write(self, change: ChangeRecord) -> None:
         self.records[change.id] = change.model_copy(deep=True)

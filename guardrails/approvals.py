@@ -1,0 +1,146 @@
+"""Pending approvals: the gate asks, a person answers with `idletune approve ID` or `reject ID`.
+
+One JSON file per request in `<state dir>/approvals/`, replaced atomically, so the
+person's command runs in another process than the agent that asked. An approval
+covers exactly one action (primitive, target, value) and is used up by the change
+it allowed; unanswered requests expire.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from agent.hook.protocol import state_dir
+from agent.proposal import Action
+
+DEFAULT_TTL_S = 3600.0
+Status = Literal["pending", "approved", "rejected", "used", "expired"]
+
+
+class Approval(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    action: Action
+    tier: int
+    cause: str | None = None
+    status: Status = "pending"
+    created: float
+    expires: float
+    decided_by: str | None = None
+    decided_at: float | None = None
+
+    def matches(self, action: Action) -> bool:
+        return (
+            self.action.primitive == action.primitive
+            and self.action.target == action.target
+            and str(self.action.value) == str(action.value)
+        )
+
+
+class ApprovalStore:
+    def __init__(
+        self,
+        directory: str | os.PathLike[str] | None = None,
+        *,
+        ttl_s: float = DEFAULT_TTL_S,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.dir = Path(directory) if directory is not None else Path(state_dir()) / "approvals"
+        self.ttl_s = ttl_s
+        self._clock = clock
+
+    @contextlib.contextmanager
+    def _lock(self) -> Iterator[None]:
+        self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self.dir / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _save(self, a: Approval) -> None:
+        tmp = self.dir / f".{a.id}.tmp"
+        tmp.write_text(a.model_dump_json())
+        os.replace(tmp, self.dir / f"{a.id}.json")
+
+    def _load(self, approval_id: str) -> Approval | None:
+        path = self.dir / f"{approval_id}.json"
+        try:
+            a = Approval.model_validate_json(path.read_text())
+        except (OSError, ValueError, ValidationError):
+            return None
+        if a.status == "pending" and a.expires <= self._clock():
+            a.status = "expired"
+        return a
+
+    def all(self) -> list[Approval]:
+        if not self.dir.is_dir():
+            return []
+        found = (self._load(p.stem) for p in self.dir.glob("*.json"))
+        return sorted((a for a in found if a is not None), key=lambda a: a.created)
+
+    def pending(self) -> list[Approval]:
+        return [a for a in self.all() if a.status == "pending"]
+
+    def get(self, approval_id: str) -> Approval | None:
+        return self._load(approval_id)
+
+    def request(self, action: Action, tier: int, cause: str | None) -> Approval:
+        """The open request for this action, or a new one; asking twice does not pile up requests."""
+        with self._lock():
+            for a in self.all():
+                if a.status in ("pending", "approved") and a.matches(action):
+                    return a
+            now = self._clock()
+            a = Approval(
+                id=secrets.token_hex(3),
+                action=action,
+                tier=tier,
+                cause=cause,
+                created=now,
+                expires=now + self.ttl_s,
+            )
+            self._save(a)
+            return a
+
+    def answer_for(self, action: Action) -> Approval | None:
+        """The latest answered (approved or rejected), unexpired request for exactly this action."""
+        now = self._clock()
+        answered = [
+            a
+            for a in self.all()
+            if a.matches(action) and a.status in ("approved", "rejected") and a.expires > now
+        ]
+        return answered[-1] if answered else None
+
+    def decide(self, approval_id: str, approve: bool, by: str) -> tuple[Approval | None, str]:
+        """Record a person's answer; returns the request and, when it could not be answered, why."""
+        with self._lock():
+            a = self._load(approval_id)
+            if a is None:
+                return None, f"no approval request {approval_id}"
+            if a.status != "pending":
+                return a, f"request {approval_id} is already {a.status}"
+            a.status = "approved" if approve else "rejected"
+            a.decided_by, a.decided_at = by, self._clock()
+            self._save(a)
+            return a, ""
+
+    def use(self, approval_id: str) -> None:
+        """The approved change was made: the approval does not cover another one."""
+        with self._lock():
+            a = self._load(approval_id)
+            if a is not None and a.status == "approved":
+                a.status = "used"
+                self._save(a)
