@@ -126,6 +126,7 @@ class Move(BaseModel):
     primitive: str
     old: KnobValue | None
     new: KnobValue | None
+    kind: Literal["apply", "revert"] = "apply"
 
 
 def moves_of(entries: list[Entry]) -> list[Move]:
@@ -137,7 +138,9 @@ def moves_of(entries: list[Entry]) -> list[Move]:
         if e.t_applied is not None:
             out.append(Move(t=e.t_applied, knob=knob, primitive=c.primitive, old=c.before, new=c.value))
         if e.t_closed is not None and c.state == "reverted":
-            out.append(Move(t=e.t_closed, knob=knob, primitive=c.primitive, old=c.value, new=c.before))
+            out.append(
+                Move(t=e.t_closed, knob=knob, primitive=c.primitive, old=c.value, new=c.before, kind="revert")
+            )
     return sorted(out, key=lambda m: m.t)
 
 

@@ -111,9 +111,11 @@ class Gate:
         # Why tier 3 cannot run without the hook: the default says so for every action.
         self._cooperation = cooperation or (lambda a: "no trainer hook is attached to cooperate")
         self.moves: deque[Move] = deque(sorted(history, key=lambda m: m.t))
-        self._approved: deque[float] = deque(m.t for m in self.moves if m.new is not None)
+        self._approved: deque[float] = deque(m.t for m in self.moves if m.kind == "apply")
         self._last_change: dict[str, float] = {}
         for m in self.moves:
+            if m.kind == "revert":
+                continue
             self._last_change[m.primitive] = max(self._last_change.get(m.primitive, m.t), m.t)
         self.quarantined: dict[str, float] = {}  # primitive -> until
         self.frozen: dict[str, float] = {}  # knob -> until
@@ -332,7 +334,14 @@ class Gate:
 
     def reverted(self, primitive: str, target: str | int | None, old: KnobValue, new: KnobValue) -> None:
         self.moves.append(
-            Move(t=self._clock(), knob=knob_key(primitive, target), primitive=primitive, old=old, new=new)
+            Move(
+                t=self._clock(),
+                knob=knob_key(primitive, target),
+                primitive=primitive,
+                old=old,
+                new=new,
+                kind="revert",
+            )
         )
 
     def settled(self, cause: str | None) -> None:

@@ -13,6 +13,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agent.cli.catalog",
     "agent.cli.propose",
     "agent.cli.eval",
+    "agent.cli.apply",
+    "agent.cli.rollback",
+    "agent.cli.approve",
 )
 
 app = typer.Typer(

@@ -1,0 +1,78 @@
+"""Putting originals back from the journal: after a crash, on `rollback`, at shutdown.
+
+Restoring goes through the executor (it releases rather than overwrites a knob the
+operator changed since) and is never gated. Newest first, so that two changes to
+one knob unwind in order.
+"""
+
+from __future__ import annotations
+
+from guardrails.audit import AuditLog, Trigger
+from guardrails.executor import ExecResult, Executor
+from guardrails.filejournal import Entry, FileJournal
+
+
+def _restore(
+    ex: Executor, entries: list[Entry], audit: AuditLog | None, trigger: Trigger
+) -> list[ExecResult]:
+    results: list[ExecResult] = []
+    for e in sorted(entries, key=lambda e: e.change.id, reverse=True):
+        res = ex.recover(e.change.model_copy(deep=True))
+        results.append(res)
+        if audit is not None:
+            audit.write(
+                trigger,
+                knob=_knob(e),
+                rollback=res.model_dump(mode="json"),
+                reason=res.reason,
+            )
+    return results
+
+
+def _knob(e: Entry) -> str:
+    c = e.change
+    return c.primitive if c.target is None else f"{c.primitive}@{c.target}"
+
+
+def restore_orphans(ex: Executor, journal: FileJournal, audit: AuditLog | None = None) -> list[ExecResult]:
+    """Changes whose owner died (kill -9, a crash): put their originals back."""
+    return _restore(ex, journal.orphaned(), audit, "recovery")
+
+
+def adopt_orphans(ex: Executor, journal: FileJournal) -> list[Entry]:
+    """Take orphaned changes over instead: this process manages them from now on (and restores
+    them at its own exit). A change caught mid-write is restored, never adopted: its state on
+    the host is unknown."""
+    adopted: list[Entry] = []
+    for e in journal.orphaned():
+        if e.change.state != "applied":
+            ex.recover(e.change.model_copy(deep=True))
+            continue
+        journal.adopt(e.change)
+        ex.adopt(e.change.model_copy(deep=True))
+        adopted.append(e)
+    return adopted
+
+
+def rollback_all(ex: Executor, journal: FileJournal, audit: AuditLog | None = None) -> list[ExecResult]:
+    """Every open change in the journal, whoever made it."""
+    return _restore(ex, journal.open_entries(), audit, "rollback")
+
+
+def rollback_one(
+    ex: Executor, journal: FileJournal, change_id: int, audit: AuditLog | None = None
+) -> ExecResult | None:
+    found = [e for e in journal.open_entries() if e.change.id == change_id]
+    return _restore(ex, found, audit, "rollback")[0] if found else None
+
+
+def restore_mine(ex: Executor, journal: FileJournal, audit: AuditLog | None = None) -> list[ExecResult]:
+    """At shutdown: the changes this process owns (made or adopted), whatever the executor holds."""
+    # Changes the executor holds are reverted through it, so that its records stay in step.
+    held = {c.id for c in ex.managed}
+    results = [ex.revert(cid) for cid in sorted(held, reverse=True)]
+    if audit is not None:
+        for res in results:
+            audit.write("shutdown", rollback=res.model_dump(mode="json"), reason=res.reason)
+    rest = [e for e in journal.mine() if e.change.id not in held]
+    return results + _restore(ex, rest, audit, "shutdown")
