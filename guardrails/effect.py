@@ -1,0 +1,208 @@
+"""Effect tracking: after a change, watch the KPI for a window and judge it against the window before.
+
+The test is noise-aware: it compares medians (robust to the odd slow step), and
+calls a difference real only when it is larger than `z` standard errors of the
+median difference (from each window's MAD) and at least `min_effect` of the value
+before. Beneficial keeps the change; harmful rolls it back at once and quarantines
+the primitive; neutral keeps or reverts it, as configured.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.proposal import Action
+from agent.window import Window
+
+Verdict = Literal["beneficial", "neutral", "harmful", "unknown"]
+MAD_TO_SIGMA = 1.4826  # MAD of a normal sample, scaled to its standard deviation
+MEDIAN_SE = 1.2533  # standard error of a median is sqrt(pi/2) times that of a mean
+
+
+class EffectConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    window_s: float = Field(default=30.0, gt=0)
+    settle_s: float = Field(default=2.0, ge=0, description="skipped after the change: loaders reopen")
+    min_effect: float = Field(default=0.10, ge=0, description="smallest relative change that counts")
+    z: float = Field(default=2.0, ge=0)
+    min_samples: int = Field(default=5, ge=2)
+    neutral: Literal["keep", "revert"] = "keep"
+
+
+@dataclass(frozen=True)
+class Kpi:
+    """A figure per sample: one metric, or the mean of several (every GPU's utilization)."""
+
+    label: str
+    names: tuple[str, ...]
+    higher_is_better: bool
+
+    def value(self, m: dict[str, float]) -> float | None:
+        vals = [m[n] for n in self.names if n in m]
+        return statistics.fmean(vals) if vals else None
+
+    def series(self, window: Window, start: float, end: float) -> list[float]:
+        out: list[float] = []
+        for s in window:
+            if start < s.t <= end:
+                v = self.value(s.m)
+                if v is not None:
+                    out.append(v)
+        return out
+
+
+_GPU_UTIL = re.compile(r"^gpu\.\d+\.util_pct$")
+
+
+def pick_kpi(names: Iterable[str], job: str | None = None, device: str | None = None) -> Kpi | None:
+    """The KPI that best says whether training got faster: trainer throughput, then GPU
+    utilization, then the trainer's data-wait share, the device's p99, memory pressure."""
+    have = set(names)
+    jobs = sorted({n.split(".")[1] for n in have if n.startswith("trainer.") and n.count(".") == 2})
+    js = [job] if job in jobs else jobs
+    for j in js:
+        if f"trainer.{j}.samples_per_s" in have:
+            return Kpi(f"trainer.{j}.samples_per_s", (f"trainer.{j}.samples_per_s",), True)
+    gpus = tuple(sorted(n for n in have if _GPU_UTIL.match(n)))
+    if gpus:
+        return Kpi("gpu util_pct (mean)", gpus, True)
+    for j in js:
+        if f"trainer.{j}.data_wait_frac" in have:
+            return Kpi(f"trainer.{j}.data_wait_frac", (f"trainer.{j}.data_wait_frac",), False)
+    if device is not None and f"io.{device}.lat_p99_us" in have:
+        return Kpi(f"io.{device}.lat_p99_us", (f"io.{device}.lat_p99_us",), False)
+    if "psi.mem.some_avg10" in have:
+        return Kpi("psi.mem.some_avg10", ("psi.mem.some_avg10",), False)
+    return None
+
+
+class Comparison(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    before: float | None
+    after: float | None
+    n_before: int
+    n_after: int
+    rel_change: float | None = Field(description="(after - before) / |before|")
+    threshold: float | None = Field(description="the smallest difference the noise lets count")
+    verdict: Verdict
+    why: str
+
+
+def _sigma(xs: list[float]) -> float:
+    med = statistics.median(xs)
+    return MAD_TO_SIGMA * statistics.median(abs(x - med) for x in xs)
+
+
+def compare(before: list[float], after: list[float], higher_is_better: bool, cfg: EffectConfig) -> Comparison:
+    nb, na = len(before), len(after)
+    if nb < cfg.min_samples or na < cfg.min_samples:
+        return Comparison(
+            before=statistics.median(before) if before else None,
+            after=statistics.median(after) if after else None,
+            n_before=nb,
+            n_after=na,
+            rel_change=None,
+            threshold=None,
+            verdict="unknown",
+            why=f"too few samples ({nb} before, {na} after; {cfg.min_samples} needed)",
+        )
+    mb, ma = statistics.median(before), statistics.median(after)
+    se = MEDIAN_SE * math.sqrt(_sigma(before) ** 2 / nb + _sigma(after) ** 2 / na)
+    threshold = max(cfg.z * se, cfg.min_effect * abs(mb))
+    delta = ma - mb
+    rel = delta / abs(mb) if mb != 0 else (math.inf if delta > 0 else -math.inf if delta < 0 else 0.0)
+    better = delta > 0 if higher_is_better else delta < 0
+    if abs(delta) <= threshold or delta == 0:
+        verdict: Verdict = "neutral"
+        why = f"median {mb:.4g} -> {ma:.4g}: within noise or under {cfg.min_effect:.0%}"
+    elif better:
+        verdict = "beneficial"
+        why = f"median {mb:.4g} -> {ma:.4g} ({rel:+.0%}), beyond noise"
+    else:
+        verdict = "harmful"
+        why = f"median {mb:.4g} -> {ma:.4g} ({rel:+.0%}), worse beyond noise"
+    return Comparison(
+        before=mb,
+        after=ma,
+        n_before=nb,
+        n_after=na,
+        rel_change=rel if math.isfinite(rel) else None,
+        threshold=threshold,
+        verdict=verdict,
+        why=why,
+    )
+
+
+class Judgement(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    change_id: int
+    action: Action
+    cause: str | None
+    kpi: str
+    comparison: Comparison
+    keep: bool = Field(description="False: the change is to be reverted")
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.comparison.verdict
+
+
+@dataclass
+class Tracked:
+    change_id: int
+    action: Action
+    cause: str | None
+    kpi: Kpi
+    t_applied: float
+    before: list[float]
+
+
+class EffectTracker:
+    def __init__(self, config: EffectConfig | None = None) -> None:
+        self.config = config or EffectConfig()
+        self.tracked: dict[int, Tracked] = {}
+
+    def start(
+        self, change_id: int, action: Action, cause: str | None, kpi: Kpi, window: Window, t_applied: float
+    ) -> Tracked:
+        before = kpi.series(window, t_applied - self.config.window_s, t_applied)
+        tr = Tracked(change_id, action, cause, kpi, t_applied, before)
+        self.tracked[change_id] = tr
+        return tr
+
+    def busy(self) -> bool:
+        return bool(self.tracked)
+
+    def forget(self, change_id: int) -> None:
+        self.tracked.pop(change_id, None)
+
+    def due(self, window: Window, now: float) -> list[Judgement]:
+        """Judge every change whose after-window has passed; they are tracked no longer."""
+        out: list[Judgement] = []
+        cfg = self.config
+        for cid, tr in list(self.tracked.items()):
+            start = tr.t_applied + cfg.settle_s
+            if now < start + cfg.window_s:
+                continue
+            after = tr.kpi.series(window, start, start + cfg.window_s)
+            c = compare(tr.before, after, tr.kpi.higher_is_better, cfg)
+            keep = c.verdict in ("beneficial", "unknown") or (
+                c.verdict == "neutral" and cfg.neutral == "keep"
+            )
+            out.append(
+                Judgement(
+                    change_id=cid, action=tr.action, cause=tr.cause, kpi=tr.kpi.label, comparison=c, keep=keep
+                )
+            )
+            del self.tracked[cid]
+        return out

@@ -1,0 +1,83 @@
+"""Effect tracking: medians, noise and a minimum effect decide; the tracker judges after its window."""
+
+from __future__ import annotations
+
+import random
+
+from agent.proposal import Action
+from agent.sample import Sample
+from agent.window import Window
+from guardrails.effect import EffectConfig, EffectTracker, Kpi, compare, pick_kpi
+
+CFG = EffectConfig()
+
+
+def noisy(mean: float, sd: float, n: int, seed: int) -> list[float]:
+    rng = random.Random(seed)
+    return [rng.gauss(mean, sd) for _ in range(n)]
+
+
+def test_a_clear_gain_is_beneficial_and_a_clear_loss_harmful() -> None:
+    before = noisy(100, 5, 30, 1)
+    assert compare(before, noisy(300, 5, 30, 2), True, CFG).verdict == "beneficial"
+    assert compare(before, noisy(40, 5, 30, 3), True, CFG).verdict == "harmful"
+    # Lower is better (data wait): a drop is the gain.
+    assert compare([0.6] * 10, [0.1] * 10, False, CFG).verdict == "beneficial"
+
+
+def test_noise_and_small_effects_are_neutral() -> None:
+    before = noisy(100, 30, 30, 4)
+    assert compare(before, noisy(108, 30, 30, 5), True, CFG).verdict == "neutral"  # inside the noise
+    quiet = noisy(100, 0.1, 30, 6)
+    assert compare(quiet, noisy(105, 0.1, 30, 7), True, CFG).verdict == "neutral"  # under 10%
+
+
+def test_one_outlier_does_not_decide() -> None:
+    before = [100.0] * 20
+    after = [100.0] * 19 + [5000.0]
+    assert compare(before, after, True, CFG).verdict == "neutral"
+
+
+def test_too_few_samples_is_unknown() -> None:
+    assert compare([1.0, 2.0], [3.0] * 10, True, CFG).verdict == "unknown"
+
+
+def test_pick_kpi_prefers_throughput_then_gpu_then_wait() -> None:
+    names = {"trainer.a.samples_per_s", "trainer.a.data_wait_frac", "gpu.0.util_pct", "gpu.1.util_pct"}
+    k = pick_kpi(names, job="a")
+    assert k is not None and k.label == "trainer.a.samples_per_s" and k.higher_is_better
+    k = pick_kpi(names - {"trainer.a.samples_per_s"})
+    assert k is not None and k.names == ("gpu.0.util_pct", "gpu.1.util_pct")
+    assert k.value({"gpu.0.util_pct": 20, "gpu.1.util_pct": 40}) == 30
+    k = pick_kpi({"io.sda.lat_p99_us"}, device="sda")
+    assert k is not None and not k.higher_is_better
+    assert pick_kpi({"cpu.util_pct"}) is None
+
+
+def test_tracker_judges_after_settle_plus_window_and_reverts_harm() -> None:
+    w = Window(horizon_s=600)
+    kpi = Kpi("trainer.a.samples_per_s", ("trainer.a.samples_per_s",), True)
+    for t in range(0, 30):
+        w.add(Sample(t=float(t), m={"trainer.a.samples_per_s": 100.0 + (t % 3)}))
+    tr = EffectTracker(EffectConfig(window_s=10, settle_s=2))
+    act = Action(primitive="block.read_ahead_kb", target="loop0", value=16, reason="test")
+    tr.start(1, act, "readahead_mismatch", kpi, w, 29.5)
+    for t in range(30, 41):
+        w.add(Sample(t=float(t), m={"trainer.a.samples_per_s": 20.0 + (t % 3)}))
+        assert tr.due(w, float(t)) == []
+    w.add(Sample(t=41.0, m={"trainer.a.samples_per_s": 21.0}))
+    [j] = tr.due(w, 41.5)
+    assert j.verdict == "harmful" and not j.keep and j.comparison.before is not None
+    assert not tr.busy()
+
+
+def test_neutral_keeps_or_reverts_as_configured() -> None:
+    w = Window()
+    kpi = Kpi("k", ("k",), True)
+    for t in range(60):
+        w.add(Sample(t=float(t), m={"k": 50.0 + (t % 2)}))
+    for policy, keep in (("keep", True), ("revert", False)):
+        tr = EffectTracker(EffectConfig(window_s=20, settle_s=0, neutral=policy))
+        tr.start(1, Action(primitive="vm.swappiness", value=1, reason="r"), None, kpi, w, 30.0)
+        [j] = tr.due(w, 55.0)
+        assert j.verdict == "neutral" and j.keep is keep
