@@ -35,9 +35,22 @@ TID_SLOT_BASE = 8
 
 
 @dataclass
+class CgroupCounts:
+    """One cgroup's scheduling over an interval, summed over CPUs (runqlat.bpf.c, struct cg_rq)."""
+
+    waits: int = 0
+    wait_ns: int = 0
+    wait_sq_us: int = 0
+    switches: int = 0
+    run_ns: int = 0
+    blocked_ns: int = 0
+
+
+@dataclass
 class RunqRaw:
     host_ns: Log2Hist = field(default_factory=dict)  # this interval
     per_tid_total: dict[int, list[int]] = field(default_factory=dict)  # tid -> running TID_SLOTS counts
+    cgroups: dict[int, CgroupCounts] = field(default_factory=dict)  # cgroup v2 id -> this interval
 
 
 @dataclass
@@ -91,12 +104,22 @@ def read_block(c: Collector) -> BlockRaw:
 
 
 def read_runqlat(c: Collector, watch_tids: Iterable[int]) -> RunqRaw:
-    """The host histogram of the interval and the running histograms of `watch_tids`."""
+    """The host histogram of the interval, the running histograms of `watch_tids`, and
+    every cgroup's counts of the interval (drained, so each event is read once)."""
     raw = RunqRaw(host_ns={i: n for i, n in enumerate(c.array_delta("hist")) if n})
     for tid in watch_tids:
         t = c.lookup("tasks", tid)
         if t is not None:
             raw.per_tid_total[tid] = [int(n) for n in t.hist]
+    for k, leaf in c.drain_hash("cgroups"):
+        cg = raw.cgroups.setdefault(_u32(k), CgroupCounts())
+        for per_cpu in leaf:
+            cg.waits += int(per_cpu.waits)
+            cg.wait_ns += int(per_cpu.wait_ns)
+            cg.wait_sq_us += int(per_cpu.wait_sq_us)
+            cg.switches += int(per_cpu.switches)
+            cg.run_ns += int(per_cpu.run_ns)
+            cg.blocked_ns += int(per_cpu.blocked_ns)
     return raw
 
 

@@ -16,6 +16,7 @@ from agent.hostfs import HostFS
 from agent.sources.base import Source
 from agent.sources.bpf_source import BpfSource
 from agent.vocabulary import is_known
+from bpf.snapshot import CgroupCounts
 from tests.bpf_helpers import FakeBcc, FakeTable, tid_counts, write_all_events
 
 NVME = (259 << 20) | 1
@@ -90,6 +91,18 @@ def fill_maps(bcc: FakeBcc) -> None:
                     43: ns(hist=tid_counts({14: 50})),
                     44: ns(hist=[9] * 32),
                 }
+            ),
+            # Cgroup 7's counts of the interval on each of the two CPUs.
+            "cgroups": FakeTable(
+                items=[
+                    (
+                        7,
+                        [
+                            ns(waits=3, wait_ns=30_000, wait_sq_us=300, switches=5, run_ns=10, blocked_ns=20),
+                            ns(waits=1, wait_ns=10_000, wait_sq_us=100, switches=1, run_ns=0, blocked_ns=5),
+                        ],
+                    )
+                ]
             ),
             "drops": FakeTable(array=[[1, 2]]),
         }
@@ -198,6 +211,9 @@ def test_start_collect_close(host: Path, as_root: None, fake_bcc: FakeBcc, clock
     assert "sched.gone.runq_lat_p99_us" not in m
     assert not any(k.startswith("mem.dirty_throttle") or k.startswith("mem.pagecache") for k in m)
     assert src.drops() == {"block": 0, "runqlat": 3, "offcpu": 4, "vmscan": 0}
+    cg = src.cgroups()
+    assert cg is not None and cg.elapsed_s == 2.0
+    assert cg.counts == {7: CgroupCounts(4, 40_000, 400, 6, 10, 25)}
 
     # Nothing new in the maps: arrays give zero deltas, drained hashes give nothing.
     clock[0] += 10**9
@@ -207,6 +223,8 @@ def test_start_collect_close(host: Path, as_root: None, fake_bcc: FakeBcc, clock
     assert "io.nvme0n1.lat_p99_us" not in m2
     assert "sched.runq_lat_p99_us" not in m2
     assert m2["sched.train.offcpu_frac"] == 0.0
+    cg2 = src.cgroups()
+    assert cg2 is not None and cg2.counts == {}
 
     src.close()
     src.close()

@@ -7,6 +7,7 @@ import importlib
 import os
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from types import ModuleType
 
 from agent.hostfs import HostFS
@@ -23,8 +24,18 @@ from agent.sources.bpf_convert import (
     writeback_metrics,
 )
 from bpf import loader, snapshot
+from bpf.snapshot import CgroupCounts
 
 Jobs = Callable[[], dict[str, list[int]]]
+
+
+@dataclass(frozen=True)
+class CgroupReading:
+    """Every cgroup's scheduling counts over the last interval, and when it ended (wall time)."""
+
+    t: float
+    elapsed_s: float
+    counts: dict[int, CgroupCounts]
 
 
 class BpfSource:
@@ -58,6 +69,7 @@ class BpfSource:
         self._carry = BlockedCarry()
         self._tid_hists = TidHists()
         self._last_ns = 0
+        self._cgroups: CgroupReading | None = None
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -139,7 +151,9 @@ class BpfSource:
         if (c := loaded.get("runqlat")) is not None:
             tids = {job: self._tids(pids) for job, pids in jobs.items() if pids}
             watch = set().union(*tids.values()) if tids else set()
-            out.update(runq_metrics(snapshot.read_runqlat(c, watch), tids, self._tid_hists))
+            rq = snapshot.read_runqlat(c, watch)
+            out.update(runq_metrics(rq, tids, self._tid_hists))
+            self._cgroups = CgroupReading(t=time.time(), elapsed_s=elapsed_s, counts=rq.cgroups)
         if (c := loaded.get("offcpu")) is not None:
             mains = {job: pids[0] for job, pids in jobs.items() if pids}
             raw = snapshot.read_offcpu(c, mains.values())
@@ -151,6 +165,10 @@ class BpfSource:
         if (c := loaded.get("filemap")) is not None:
             out.update(filemap_metrics(snapshot.read_filemap(c), elapsed_s))
         return out
+
+    def cgroups(self) -> CgroupReading | None:
+        """Per-cgroup counts of the last collect (None before one, or without runqlat)."""
+        return self._cgroups
 
     def _tids(self, pids: list[int]) -> set[int]:
         """Threads of the given processes (a process that exited contributes none)."""
