@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agent.cli.apply",
     "agent.cli.rollback",
     "agent.cli.approve",
+    "agent.cli.serve",
 )
 
 app = typer.Typer(

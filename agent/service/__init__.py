@@ -1,0 +1,1 @@
+"""The HTTP service: API, dashboard, metrics, per-cgroup features."""
