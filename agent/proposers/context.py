@@ -59,14 +59,16 @@ def resolve(selector: str, report: HealthReport, cause: Cause) -> list[Target]:
         return list(jobs(report))
     indexes = gpus(report)
     named = re.fullmatch(r"(?:gpu)?(\d+)", str(cause.target or ""))
+    # The GPU the cause names and every other one running at its power limit: a job
+    # runs at the pace of its slowest GPU, so restoring one of several does little.
+    chosen: list[Target] = []
     if named and int(named.group(1)) in indexes:
-        return [int(named.group(1))]
-    at_limit: list[Target] = []
+        chosen.append(int(named.group(1)))
     for i in indexes:
         draw, limit = report.metrics.get(f"gpu.{i}.power_w"), report.metrics.get(f"gpu.{i}.power_limit_w")
-        if draw is not None and limit and draw >= 0.9 * limit:
-            at_limit.append(i)
-    return at_limit
+        if draw is not None and limit and draw >= 0.9 * limit and i not in chosen:
+            chosen.append(i)
+    return chosen
 
 
 def fill(template: str, selector: str, target: Target) -> str:
