@@ -282,3 +282,15 @@ def test_operator_rules_come_first_and_a_knob_is_changed_once() -> None:
     out = rp.explain(report(WAITING), diagnosis("writeback_burst"))
     assert one(out.proposal) == ("vm.dirty_background_ratio", None, 3)
     assert any("already changed by an earlier rule" in t for t in out.trace)
+
+
+def test_every_gpu_at_a_lowered_limit_is_restored_not_only_the_named_one() -> None:
+    series = {
+        "gpu.0.power_w": [449.0, 450.0],
+        "gpu.0.power_limit_w": [450.0, 450.0],
+        "gpu.1.power_w": [448.0, 450.0],
+        "gpu.1.power_limit_w": [450.0, 450.0],
+    }
+    r = report(series, knobs={"gpu.power_limit_w@0": 700, "gpu.power_limit_w@1": 700})
+    p = default().propose(r, diagnosis("gpu_power_throttle", target="0"))
+    assert sorted((a.target, a.value) for a in p.actions) == [(0, 550), (1, 550)]
