@@ -261,5 +261,9 @@ class FileJournal:
         """Take over an orphaned change: this process now restores it on exit."""
         self._record("adopted", change, self.owner)
 
+    def disown(self, change: ChangeRecord) -> None:
+        """Keep a change past this process: only `idletune rollback` restores it now."""
+        self._record("adopted", change, None)
+
     def moves(self) -> list[Move]:
         return moves_of(list(self.entries().values()))

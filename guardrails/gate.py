@@ -91,6 +91,14 @@ def _same(a: KnobValue | None, b: KnobValue | None) -> bool:
     return str(a) == str(b)
 
 
+def direction(cur: KnobValue | None, value: KnobValue) -> str:
+    """`up`/`down` for a numeric move, else the value asked for."""
+    nc, nv = _num(cur), _num(value)
+    if nc is None or nv is None or nc == nv:
+        return f"={value}"
+    return "up" if nv > nc else "down"
+
+
 class Gate:
     def __init__(
         self,
@@ -139,19 +147,26 @@ class Gate:
         job: str | None = None,
         origin: Origin = "agent",
         approved_by: str | None = None,
+        cause_of: Callable[[Action], str | None] | None = None,
     ) -> list[Decision]:
         """Decide every action of one proposal. Call once per diagnosis (a no-op too), which
         is what makes tier-1 streaks consecutive. `approved_by`: the person who asked for it
-        (a manual apply), which stands for the approval of tier 2 and 3."""
+        (a manual apply), which stands for the approval of tier 2 and 3. `cause_of` names
+        the cause of an action the proposal made for another reason (a PID loop)."""
         now = self._clock()
         self._reviews += 1
         self._expire(now)
         read = current if callable(current) else (lambda a, m=current: m.get(a.knob))
-        self._count_streaks(proposal.actions, cause)
+        causes = [cause_of(a) if cause_of is not None else cause for a in proposal.actions]
+        currents = [read(a) for a in proposal.actions]
+        self._count_streaks(proposal.actions, causes, currents)
         out: list[Decision] = []
         taken_causes: set[str] = set()
-        for action in proposal.actions:
-            d = self._decide(action, read(action), cause, job, origin, approved_by, now)
+        taken_knobs: set[str] = set()
+        for action, cause, cur in zip(proposal.actions, causes, currents, strict=True):
+            d = self._decide(action, cur, cause, job, origin, approved_by, now)
+            if d.decision == "approve" and action.knob in taken_knobs:
+                d = self._no(d, "one_per_knob", f"{action.knob} is already being changed in this review")
             if d.decision == "approve" and cause is not None and cause in taken_causes:
                 d = self._no(d, "one_per_cause", f"another change for {cause} goes first")
             if d.decision in ("approve", "ask") and self.mode == "recommend" and origin == "agent":
@@ -166,6 +181,7 @@ class Gate:
             if d.decision == "approve":
                 self._approved.append(now)
                 self._last_change[action.primitive] = now
+                taken_knobs.add(action.knob)
                 if cause is not None:
                     taken_causes.add(cause)
                 self._streaks.pop(action.knob, None)
@@ -357,23 +373,21 @@ class Gate:
 
     # -- internals ------------------------------------------------------------------------------
 
-    def _count_streaks(self, actions: list[Action], cause: str | None) -> None:
+    def _count_streaks(
+        self, actions: list[Action], causes: list[str | None], currents: list[KnobValue | None]
+    ) -> None:
+        """Agreement is the same cause moving the knob the same way (up, down, or to the same
+        choice): a controller's goal may shift a little from one review to the next."""
         seen: set[str] = set()
-        for a in actions:
+        for a, cause, cur in zip(actions, causes, currents, strict=True):
             s = self._streaks.get(a.knob)
-            same = (
-                s is not None
-                and s.cause == cause
-                and s.value == str(a.value)
-                and s.review == self._reviews - 1
-            )
+            way = direction(cur, a.value)
+            same = s is not None and s.cause == cause and s.value == way and s.review == self._reviews - 1
             if s is not None and same:
                 s.count += 1
                 s.review = self._reviews
             else:
-                self._streaks[a.knob] = _Streak(
-                    cause=cause, value=str(a.value), count=1, review=self._reviews
-                )
+                self._streaks[a.knob] = _Streak(cause=cause, value=way, count=1, review=self._reviews)
             seen.add(a.knob)
         for k in [k for k in self._streaks if k not in seen]:
             del self._streaks[k]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from agent.proposal import Action, Proposal
 from guardrails.approvals import ApprovalStore
-from guardrails.gate import Gate, GateConfig
+from guardrails.gate import Gate, GateConfig, direction
 from guardrails.leases import LeaseTable
 from primitives import catalog
 from primitives.base import IntRange, KnobValue, Primitive, Tier
@@ -131,7 +131,8 @@ def test_no_sequence_breaks_the_gates_rules(
                     )
                 review_no += 1
                 for a in actions:
-                    streak.setdefault(a.knob, []).append((review_no, cause, str(a.value)))
+                    way = direction(current[a.knob], a.value)
+                    streak.setdefault(a.knob, []).append((review_no, cause, way))
                 decisions = gate.review(Proposal(actions=actions), current, cause=cause, job="job")
                 assert len(decisions) == len(actions)
                 for dec in decisions:
