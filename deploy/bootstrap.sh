@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 say() { printf 'bootstrap: %s\n' "$*"; }
 is_root() { [ "$(id -u)" -eq 0 ]; }
 
-APT_PKGS=(python3-venv python3-bpfcc libbpfcc bpftrace curl)
+# chromium: the dashboard's browser test drives it headless (playwright never downloads one).
+APT_PKGS=(python3-venv python3-bpfcc libbpfcc bpftrace curl chromium)
 KREL=$(uname -r)
 
 missing_pkgs() {

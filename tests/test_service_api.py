@@ -253,3 +253,18 @@ def test_dashboard_page_and_assets_load_nothing_external(client: TestClient) -> 
         assert "https://" not in asset.text
     assert client.get("/static/../app.py").status_code == 404
     assert client.get("/static/index.html").status_code == 404
+
+
+def test_host_and_job_figures_of_one_family_get_separate_names() -> None:
+    from agent.diagnosis.model import Category, Cause, Diagnosis
+    from agent.report import HostInfo, build_report
+    from agent.sample import Sample
+    from agent.service.metrics import gauges_text
+    from agent.window import Window
+
+    w = Window(samples=[Sample(t=0, m={"sched.runq_lat_p99_us": 50.0, "sched.train.runq_lat_p99_us": 80.0})])
+    report = build_report(w, HostInfo(cpus=2))
+    d = Diagnosis(causes=[Cause(category=Category.NONE, confidence=1.0, summary="ok")])
+    text = gauges_text(report, d, 0).decode()
+    assert "idletune_sched_runq_lat_p99_us 50.0" in text
+    assert 'idletune_sched_job_runq_lat_p99_us{job="train"} 80.0' in text

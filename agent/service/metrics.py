@@ -17,14 +17,26 @@ from prometheus_client.registry import Collector
 
 from agent.diagnosis.model import Diagnosis
 from agent.report import HealthReport
-from agent.vocabulary import MetricName, parse
+from agent.vocabulary import METRICS, MetricDef, MetricName, parse
 from guardrails import audit
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 PREFIX = "idletune_"
 
 
-def family_name(family: str) -> str:
+# Host-wide names whose family a per-job template would share (`sched.runq_lat_p99_us` and
+# `sched.<job>.runq_lat_p99_us`): one family must have one label set, so the per-job one
+# keeps its placeholder's kind in the name (`idletune_sched_job_runq_lat_p99_us`).
+_HOST_WIDE = {d.template for d in METRICS if "<" not in d.template}
+_KIND = {"<job>": "job", "<dev>": "dev", "<i>": "gpu"}
+
+
+def family_name(d: MetricDef) -> str:
+    family = d.family
+    if "<" in d.template and family in _HOST_WIDE:
+        family = d.template
+        for ph, kind in _KIND.items():
+            family = family.replace(ph, kind)
     return PREFIX + family.replace(".", "_")
 
 
@@ -52,7 +64,7 @@ class _Snapshot(Collector):
             if p is None:
                 continue
             labels = _labels(p)
-            fam_name = family_name(p.definition.family)
+            fam_name = family_name(p.definition)
             fam = families.get(fam_name)
             if fam is None:
                 d = p.definition
