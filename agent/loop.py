@@ -325,9 +325,48 @@ class ControlLoop:
                 knobs.add(knob)
         return (Proposal(actions=actions) if actions else proposal), knobs
 
+    def snapshot(self) -> dict[str, Any]:
+        """What `idletune status` shows of a running agent: mode, safe mode, what it holds and why."""
+        d = self.last_diagnosis
+        return {
+            "mode": self.gate.mode,
+            "safe_mode": self.safe.level.name.lower(),
+            "safe_mode_reason": self.safe.reason,
+            "diagnosis": None if d is None else f"{d.top.category.value} ({d.top.confidence:.2f})",
+            "managed": [
+                {
+                    "id": c.id,
+                    "knob": c.primitive if c.target is None else f"{c.primitive}@{c.target}",
+                    "value": c.value,
+                    "before": c.before,
+                }
+                for c in self.executor.managed
+            ],
+            "judging": [tr.action.knob for tr in self.tracker.tracked.values()],
+            "quarantined": sorted(self.gate.quarantined),
+            "frozen": sorted(self.gate.frozen),
+            "operator_knobs": dict(self.gate.operator_knobs),
+            "verdicts": [
+                {
+                    "knob": j.action.knob,
+                    "verdict": j.verdict,
+                    "kpi": j.kpi,
+                    "before": j.comparison.before,
+                    "after": j.comparison.after,
+                    "kept": j.keep,
+                }
+                for j in self.verdicts
+            ],
+        }
+
     # -- running and stopping --------------------------------------------------------
 
-    def run(self, duration_s: float | None, sleep: Callable[[float], object] | None = None) -> None:
+    def run(
+        self,
+        duration_s: float | None,
+        sleep: Callable[[float], object] | None = None,
+        after_step: Callable[[], object] | None = None,
+    ) -> None:
         """Tick every interval until `duration_s` passes or stop() is called."""
         start = self._clock()
         k = 0
@@ -335,6 +374,8 @@ class ControlLoop:
             if duration_s is not None and self._clock() - start >= duration_s:
                 break
             self.step()
+            if after_step is not None:
+                after_step()
             k += 1
             wait = start + k * self.config.interval_s - self._clock()
             if sleep is not None:

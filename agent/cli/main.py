@@ -16,6 +16,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agent.cli.apply",
     "agent.cli.rollback",
     "agent.cli.approve",
+    "agent.cli.status",
+    "agent.cli.auto",
     "agent.cli.serve",
 )
 
