@@ -77,11 +77,14 @@ if [ -d /usr/lib/python3/dist-packages/bcc ] && [ ! -e "$SITE/bcc" ]; then
     ln -s /usr/lib/python3/dist-packages/bcc "$SITE/bcc"
 fi
 
+# As root the testbed extra (torch, CPU build) comes too: the root tests run its scenarios.
+EXTRAS=dev
+is_root && EXTRAS=dev,testbed
 STAMP=.venv/.idletune-installed
-HASH=$(sha256sum pyproject.toml | cut -d' ' -f1)
+HASH="$(sha256sum pyproject.toml | cut -d' ' -f1) $EXTRAS"
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$HASH" ]; then
-    say "installing idletune and its dev dependencies into .venv"
-    .venv/bin/pip install -q -e '.[dev]'
+    say "installing idletune and its $EXTRAS dependencies into .venv"
+    .venv/bin/pip install -q -e ".[$EXTRAS]"
     echo "$HASH" > "$STAMP"
 fi
 say "ready"

@@ -19,6 +19,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agent.cli.status",
     "agent.cli.auto",
     "agent.cli.serve",
+    "agent.cli.testbed",
+    "agent.cli.record",
 )
 
 app = typer.Typer(

@@ -1,0 +1,105 @@
+"""The testbed's scenarios: what each sets up, and how its fault and its fix differ."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+PhaseName = Literal["fault", "fix"]
+PHASES: tuple[PhaseName, PhaseName] = ("fault", "fix")
+
+
+@dataclass(frozen=True)
+class Phase:
+    """The host and job settings of one phase. Knob values are written before the job starts."""
+
+    workers: int = 2
+    read_ahead_kb: int = 128
+    scheduler: str | None = None  # the data device's I/O scheduler; None leaves it
+    sysctls: dict[str, str] = field(default_factory=dict)
+    hogs: int = 0  # busy-looping processes beside the job, each in its own session
+    writer: bool = False  # a checkpoint writer on the data device
+    mem_headroom_mb: int | None = None  # memory cgroup limit: the job's own memory plus this
+    warm: bool = False  # read the data set into the job's memory cgroup before it starts
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    cause: str  # the taxonomy category the fault injects
+    title: str
+    fault: Phase
+    fix: Phase
+    fix_note: str  # what the fix changes, in words
+    data_mb: int = 256
+    shard_mb: int = 16
+    image_mb: int = 1024
+    preprocess: int = 0
+    drop_behind: bool = False
+    cold: bool = True  # start each phase with the data set out of the page cache
+    read_iops: int | None = None  # blkio throttle of the job's reads from the data device
+    read_bps: int | None = None
+    settle_s: float = 2.0  # seconds after the first step before measuring
+
+    def phase(self, name: PhaseName) -> Phase:
+        return self.fault if name == "fault" else self.fix
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            name="readahead",
+            cause="readahead_mismatch",
+            title="Shards streamed from an IOPS-throttled device with read_ahead_kb 128",
+            fault=Phase(read_ahead_kb=128),
+            fix=Phase(read_ahead_kb=4096),
+            fix_note="read_ahead_kb 4096 on the data device, loader workers restarted (files reopened)",
+            drop_behind=True,
+            read_iops=200,
+        ),
+        Scenario(
+            name="starvation",
+            cause="dataloader_starvation",
+            title="No loader workers (PyTorch's default) for CPU-heavy preprocessing, a core left idle",
+            fault=Phase(workers=0),
+            fix=Phase(workers=2),
+            fix_note="two loader workers instead of loading in the training process",
+            cold=False,
+            preprocess=2,
+        ),
+        Scenario(
+            name="contention",
+            cause="cpu_contention",
+            title="Six CPU hogs beside the job take the cores its two loader workers need",
+            fault=Phase(workers=2, hogs=6),
+            fix=Phase(workers=6, hogs=6),
+            fix_note="six loader workers: the job's share of the contended CPU grows with its runnable tasks",
+            cold=False,
+            preprocess=2,
+        ),
+        Scenario(
+            name="writeback",
+            cause="writeback_burst",
+            title="A checkpoint writer floods the data device with dirty pages beside the reader",
+            fault=Phase(writer=True, scheduler="none"),
+            fix=Phase(
+                writer=True,
+                scheduler="none",
+                sysctls={"vm.dirty_background_bytes": "33554432", "vm.dirty_bytes": "67108864"},
+            ),
+            fix_note="vm.dirty_background_bytes 32 MiB and vm.dirty_bytes 64 MiB: writeback in small steps",
+            drop_behind=True,
+            image_mb=4096,
+        ),
+        Scenario(
+            name="reclaim",
+            cause="memory_reclaim",
+            title="The job under a memory cgroup too small for its data set's page cache",
+            fault=Phase(mem_headroom_mb=48),
+            fix=Phase(mem_headroom_mb=1024, warm=True),
+            fix_note="memory cgroup limit raised by about 1 GiB, so the data set stays cached",
+            read_bps=48 * 1024 * 1024,
+        ),
+    )
+}

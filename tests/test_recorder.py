@@ -1,0 +1,121 @@
+"""The recorder writes incidents that the incident reader accepts, with only vocabulary metrics."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agent.collector import Collector
+from agent.report import HealthReport, HostInfo, JobInfo, KnobValue, build_report
+from agent.sample import Sample, SourceStatus
+from agent.window import Window
+from evals.incident import load_incident
+from evals.recorder import UNLABELLED, incident_id, record, write_incident
+
+
+class FakeSource:
+    name = "fake"
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def start(self) -> SourceStatus:
+        return SourceStatus(live=True)
+
+    def collect(self) -> dict[str, float]:
+        self.n += 1
+        return {
+            "trainer.resnet.samples_per_s": 100.0 + self.n,
+            "trainer.resnet.data_wait_frac": 0.5,
+            "io.vdb.read_iops": 200.0,
+            "not.a.vocabulary.name": 1.0,
+        }
+
+    def close(self) -> None:
+        return None
+
+
+class FakeLive:
+    """The parts of LiveHost the recorder uses, around a real Collector and a fake source."""
+
+    def __init__(self) -> None:
+        self.collector = Collector([FakeSource()], 0.02)
+        self.knob_reads = 0
+        self.closed = False
+
+    def start(self) -> dict[str, SourceStatus]:
+        return self.collector.start()
+
+    def collect(self, duration_s: float, on_sample: Callable[[Sample], None] | None = None) -> Window:
+        return self.collector.run(duration_s, on_sample=on_sample)
+
+    def knobs(self, devices: Sequence[str], gpus: Sequence[int]) -> dict[str, KnobValue]:
+        self.knob_reads += 1
+        # The value changes after the start: the incident must keep the start's.
+        return {"block.read_ahead_kb@vdb": 128 if self.knob_reads == 1 else 4096}
+
+    def report(self, window: Window) -> HealthReport:
+        host = HostInfo(cpus=2, gpus=0, kernel="6.18", block_devices=["vdb"])
+        knobs = dict(self.knobs(["vdb"], []), **{"loader.workers@resnet": 2})
+        jobs = [JobInfo(name="resnet", pid=4242, loader_workers=2, found_by="hook")]
+        return build_report(window, host, knobs=knobs, jobs=jobs, sources=self.collector.statuses)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_recorded_incident_loads_and_validates(tmp_path: Path) -> None:
+    live = FakeLive()
+    rec = record(live, duration_s=0.2, interval_s=0.02)
+    assert live.closed
+    folder = write_incident(rec, tmp_path / "rec-one", title="fake host")
+    inc = load_incident(folder)
+    assert inc.id == "rec-one"
+    assert inc.tags == [UNLABELLED]
+    assert inc.truth.root_causes == ["none"] and inc.truth.noop_correct
+    assert inc.truth.acceptable_actions == []
+    assert inc.knobs["block.read_ahead_kb@vdb"] == 128  # the value at the start
+    assert inc.knobs["loader.workers@resnet"] == 2  # known only once the job was
+    assert [(j.name, j.pid, j.loader_workers) for j in inc.jobs] == [("resnet", 4242, 2)]
+    assert inc.host.block_devices == ["vdb"] and inc.interval_s == 0.02
+    assert len(inc.samples) >= 5
+    assert inc.samples[0].t == 0.0
+    names = set().union(*(s.m for s in inc.samples))
+    assert "not.a.vocabulary.name" not in names
+    assert "trainer.resnet.samples_per_s" in names
+    text = (folder / "incident.yaml").read_text()
+    assert "# UNLABELLED" in text.split("truth:")[0]
+
+
+def test_series_is_json_lines_in_time_order(tmp_path: Path) -> None:
+    rec = record(FakeLive(), duration_s=0.1, interval_s=0.02)
+    folder = write_incident(rec, tmp_path / "rec-two")
+    rows = [json.loads(line) for line in (folder / "series.jsonl").read_text().splitlines()]
+    ts = [r["t"] for r in rows]
+    assert ts == sorted(ts) and ts[0] == 0
+
+
+def test_header_is_plain_yaml_with_sources(tmp_path: Path) -> None:
+    rec = record(FakeLive(), duration_s=0.05, interval_s=0.02)
+    folder = write_incident(rec, tmp_path / "rec-three")
+    data = yaml.safe_load((folder / "incident.yaml").read_text())
+    assert data["recorded_sources"] == {"fake": {"live": True}}
+    assert data["schema_version"] == 1
+
+
+@pytest.mark.parametrize(
+    ("raw", "ident"),
+    [("Real Readahead", "real-readahead"), ("rec_2024.01", "rec-2024-01"), ("--", "incident")],
+)
+def test_incident_id_is_sanitised(raw: str, ident: str) -> None:
+    assert incident_id(raw) == ident
+
+
+def test_folder_name_must_be_an_id(tmp_path: Path) -> None:
+    rec = record(FakeLive(), duration_s=0.05, interval_s=0.02)
+    with pytest.raises(ValueError, match="not a valid incident id"):
+        write_incident(rec, tmp_path / "Bad_Name")

@@ -1,0 +1,64 @@
+"""The testbed's undo log: every change undone newest first, exactly, once, from another process."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from evals.testbed.state import UndoLog
+
+
+def test_knobs_restore_their_first_value(tmp_path: Path) -> None:
+    knob = tmp_path / "read_ahead_kb"
+    knob.write_text("128\n")
+    log = UndoLog(tmp_path / "state.json")
+    log.knob(str(knob), "4096")
+    log.knob(str(knob), "1024")  # a second write must not overwrite the original
+    assert knob.read_text() == "1024"
+    # Another process (here: a second reader of the file) undoes it.
+    assert UndoLog(tmp_path / "state.json").undo_all() == []
+    assert knob.read_text() == "128"
+    assert not (tmp_path / "state.json").exists()
+
+
+def test_undo_is_idempotent_and_tolerates_gone_things(tmp_path: Path) -> None:
+    made = tmp_path / "made.img"
+    folder = tmp_path / "mnt"
+    log = UndoLog(tmp_path / "state.json")
+    log.add("file", path=str(made))
+    made.write_text("x")
+    log.add("dir", path=str(folder))
+    folder.mkdir()
+    log.add("file", path=str(tmp_path / "never-created"))
+    assert log.undo_all() == []
+    assert not made.exists() and not folder.exists()
+    assert UndoLog(tmp_path / "state.json").undo_all() == []
+
+
+def test_processes_are_killed_with_their_group(tmp_path: Path) -> None:
+    # A parent with a child in its own session, as the trainer and its loader workers are.
+    proc = subprocess.Popen(["sh", "-c", "sleep 60 & exec sleep 60"], start_new_session=True)
+    log = UndoLog(tmp_path / "state.json")
+    log.process(proc.pid)
+    assert log.undo_all() == []
+    assert proc.wait(timeout=5) != 0
+    left = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True)
+    # The child was re-parented to init; until init reaps it, it may linger as a zombie.
+    assert all(_state(p) in ("Z", None) for p in left.stdout.split())
+
+
+def _state(pid: str) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def test_a_recycled_pid_is_left_alone(tmp_path: Path) -> None:
+    proc = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    log = UndoLog(tmp_path / "state.json")
+    log.add("pid", pid=proc.pid, start="1")  # another process's start time
+    assert log.undo_all() == []
+    assert proc.poll() is None
+    proc.kill()
+    proc.wait()
