@@ -62,3 +62,12 @@ def test_a_recycled_pid_is_left_alone(tmp_path: Path) -> None:
     assert proc.poll() is None
     proc.kill()
     proc.wait()
+
+
+def test_choice_knobs_restore_the_chosen_option(tmp_path: Path) -> None:
+    knob = tmp_path / "scheduler"
+    knob.write_text("[none] mq-deadline kyber bfq\n")
+    log = UndoLog(tmp_path / "state.json")
+    log.knob(str(knob), "mq-deadline")
+    log.undo_all()
+    assert knob.read_text() == "none"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -77,7 +78,7 @@ class UndoLog:
         paths = _PAIRS.get(path, (path,))
         if not any(e["kind"] == "knob" and e["path"] in paths for e in self.entries):
             for p in paths:
-                self.add("knob", path=p, value=Path(p).read_text().strip())
+                self.add("knob", path=p, value=_current(Path(p).read_text()))
         Path(path).write_text(value)
 
     def process(self, pid: int) -> None:
@@ -101,6 +102,12 @@ class UndoLog:
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         return problems
+
+
+def _current(text: str) -> str:
+    """A knob's value as it must be written back: sysfs choice lists mark it `[like this]`."""
+    chosen = re.search(r"\[([^\]]+)\]", text)
+    return chosen.group(1) if chosen else text.strip()
 
 
 def _what(entry: dict[str, Any]) -> str:
