@@ -268,3 +268,12 @@ def test_host_and_job_figures_of_one_family_get_separate_names() -> None:
     text = gauges_text(report, d, 0).decode()
     assert "idletune_sched_runq_lat_p99_us 50.0" in text
     assert 'idletune_sched_job_runq_lat_p99_us{job="train"} 80.0' in text
+
+
+def test_snapshot_fast_path_and_the_route_serve_the_same_bytes(client: TestClient) -> None:
+    for path in ("/v1/report", "/v1/diagnosis", "/v1/kpi", "/v1/features"):
+        fast = client.get(path)
+        routed = client.get(path, params={"via": "router"})  # a query string skips the fast path
+        assert fast.status_code == routed.status_code == 200
+        assert fast.content == routed.content and fast.headers["content-type"] == "application/json"
+    assert client.head("/v1/report").status_code in (200, 405)

@@ -96,6 +96,8 @@ def serve_command(
     if not _loopback(host):
         typer.echo(f"warning: listening on {host}: reads need no token; keep the port off untrusted networks")
     typer.echo(f"idletune: http://{host}:{port}/  (token in {directory / 'token'})")
+    # The first snapshot before the first request (live: this starts and compiles the sources).
+    state.refresh()
     state.start()
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

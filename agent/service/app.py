@@ -18,6 +18,7 @@ from agent.diagnosis.model import Diagnosis
 from agent.report import HealthReport
 from agent.service import metrics
 from agent.service.auth import GuardMiddleware
+from agent.service.fastpath import SnapshotFastPath
 from agent.service.features import FeaturesDoc
 from agent.service.guard import ActionsDoc, TimelineEvent
 from agent.service.kpi import KpiSeries
@@ -103,6 +104,8 @@ def create_app(state: ServiceState, token: str) -> FastAPI:
         redoc_url=None,
     )
     app.add_middleware(GuardMiddleware, token=token)
+    # Added last, so it runs first: snapshot reads never reach the router.
+    app.add_middleware(SnapshotFastPath, state=state)
     # GuardMiddleware does the checking; this names the scheme in the OpenAPI document.
     secured: dict[str, object] = {"security": [{"HTTPBearer": []}]}
     unauthorized: dict[int | str, dict[str, Any]] = {401: {"description": "missing or wrong bearer token"}}
