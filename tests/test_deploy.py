@@ -23,7 +23,7 @@ def test_systemd_unit() -> None:
     svc = unit["Service"]
     assert "idletune serve" in svc["ExecStart"] and "--host 127.0.0.1" in svc["ExecStart"]
     assert svc["Environment"] == "IDLETUNE_STATE_DIR=/var/lib/idletune"
-    assert svc["UMask"] == "0077" and svc["StateDirectoryMode"] == "0700"
+    assert svc["UMask"] == "0077" and svc["StateDirectoryMode"] == "0755"
     assert svc["Restart"] == "on-failure" and svc["KillSignal"] == "SIGTERM"
     assert unit["Install"]["WantedBy"] == "multi-user.target"
     assert unit["Unit"]["Description"]

