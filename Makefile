@@ -14,7 +14,7 @@ test: bootstrap
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 demo: bootstrap
-	$(BIN)/idletune report --duration 5
+	$(BIN)/idletune demo
 
 lint: bootstrap
 	$(BIN)/ruff check .

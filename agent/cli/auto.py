@@ -27,6 +27,9 @@ from agent.cli.common import ROOT_ENV, host_fs, operator_jobs
 from agent.cli.errors import fail
 from agent.loop import ControlLoop, LoopConfig, LoopEvent
 from agent.proposers.base import Proposer
+from agent.report import HealthReport
+from agent.sample import Sample
+from agent.window import Window
 
 SNAPSHOT_NAME = "agent.json"
 
@@ -126,6 +129,9 @@ def auto_command(
         bool, typer.Option("--keep-on-exit", help="leave changes in place at exit")
     ] = False,
     job: Annotated[list[str] | None, typer.Option("--job", help="a training job as NAME=PID")] = None,
+    device: Annotated[
+        list[str] | None, typer.Option("--device", help="watch and tune only this block device (repeatable)")
+    ] = None,
     kpi_job: Annotated[
         str | None, typer.Option("--kpi-job", help="the job whose throughput judges changes")
     ] = None,
@@ -173,6 +179,7 @@ def auto_command(
         jobs=job,
         say=lambda line: console.print(line, markup=False),
         on_event=echo,
+        devices=device,
     )
     run_live(loop, close, duration, view=show, console=console)
 
@@ -188,6 +195,7 @@ def build_loop(
     jobs: list[str] | None,
     say: Callable[[str], object],
     on_event: Callable[[LoopEvent], None] | None = None,
+    devices: list[str] | None = None,
 ) -> tuple[ControlLoop, Callable[[], None]]:
     """The live loop: sources, host channels, journal recovery, gate, ladder. Shared with the demo."""
     from agent.diagnosis.engine import diagnose
@@ -247,10 +255,14 @@ def build_loop(
         cooperation=cooperation,
     )
     safe = SafeMode()
+    sample: Callable[[], Sample] = live.collector.tick
+    report: Callable[[Window], HealthReport] = live.report
+    if devices:
+        sample, report = only_devices(devices, sample, report)
     loop = ControlLoop(
         config,
-        sample=live.collector.tick,
-        report=live.report,
+        sample=sample,
+        report=report,
         diagnose=lambda w, r: diagnose(w, r),
         proposer=LadderProposer(primary, rules, safe),
         gate=gate,
@@ -262,6 +274,42 @@ def build_loop(
         on_event=on_event,
     )
     return loop, live.close
+
+
+def only_devices(
+    devices: list[str], sample: Callable[[], Sample], report: Callable[[Window], HealthReport]
+) -> tuple[Callable[[], Sample], Callable[[Window], HealthReport]]:
+    """Watch and tune only these block devices: other devices' figures and knobs are left out,
+    so a diagnosis cannot point at a disk that belongs to someone else."""
+    keep = set(devices)
+
+    def ours(name: str) -> bool:
+        parts = name.split(".")
+        return parts[0] != "io" or len(parts) < 3 or parts[1] in keep
+
+    def knob_ours(key: str) -> bool:
+        primitive, _, target = key.partition("@")
+        return not (primitive.startswith("block.") and target and target not in keep)
+
+    def filtered_sample() -> Sample:
+        s = sample()
+        return Sample(t=s.t, m={k: v for k, v in s.m.items() if ours(k)})
+
+    def filtered_report(w: Window) -> HealthReport:
+        r = report(w)
+        host = r.host.model_copy(update={"block_devices": [d for d in r.host.block_devices if d in keep]})
+        return r.model_copy(
+            update={
+                "host": host,
+                "metrics": {k: v for k, v in r.metrics.items() if ours(k)},
+                "subsystems": {
+                    sub: {k: v for k, v in figs.items() if ours(k)} for sub, figs in r.subsystems.items()
+                },
+                "knobs": {k: v for k, v in r.knobs.items() if knob_ours(k)},
+            }
+        )
+
+    return filtered_sample, filtered_report
 
 
 def run_live(

@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agent.cli.approve",
     "agent.cli.status",
     "agent.cli.auto",
+    "agent.cli.demo",
     "agent.cli.serve",
     "agent.cli.testbed",
     "agent.cli.record",
