@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fastapi import FastAPI
 
 from agent.proposal import Action
+from agent.sample import Sample
 from agent.service.app import create_app
 from agent.service.ask import ChatAsker
 from agent.service.auth import load_token
 from agent.service.guard import Guard, fs_host
-from agent.service.observers import ReplayObserver
+from agent.service.observers import Observation, ReplayObserver
 from agent.service.state import ServiceState
+from agent.window import Window
+from evals.incident import load_incident
 from tests.fakes.fake_kernel import FakeHost, fake_host
 
 INCIDENTS = Path(__file__).resolve().parent.parent / "evals" / "incidents"
@@ -33,12 +37,31 @@ class Service:
         return {"Authorization": f"Bearer {self.token}"}
 
 
-def make_service(tmp_path: Path) -> Service:
+class NowObserver:
+    """The incident's window moved onto the wall clock, with now in its middle: changes the
+    test makes now fall inside it, as they would on a live host."""
+
+    def __init__(self, path: Path) -> None:
+        obs = ReplayObserver(path).observe()
+        start, end = obs.window.start or 0.0, obs.window.end or 0.0
+        shift = time.time() - (start + end) / 2
+        window = Window(horizon_s=1e9, samples=[Sample(t=s.t + shift, m=s.m) for s in obs.window])
+        self._obs = replace(obs, window=window, report=load_incident(path).report(window))
+
+    def observe(self) -> Observation:
+        return self._obs
+
+    def close(self) -> None:
+        pass
+
+
+def make_service(tmp_path: Path, *, now: bool = False) -> Service:
     state_dir = tmp_path / "state"
     fh = fake_host(tmp_path / "root")
     token = load_token(state_dir)
     guard = Guard(state_dir, lambda: fs_host(fh.host))
-    state = ServiceState(ReplayObserver(INCIDENT), guard, asker=ChatAsker())
+    observer = NowObserver(INCIDENT) if now else ReplayObserver(INCIDENT)
+    state = ServiceState(observer, guard, asker=ChatAsker())
     return Service(create_app(state, token), state, token, fh, state_dir)
 
 

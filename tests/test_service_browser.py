@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from guardrails.executor import Executor
 from tests.service_helpers import Service, action, make_service
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -44,7 +45,7 @@ def _free_port() -> int:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[Service, str]]:
     uvicorn = pytest.importorskip("uvicorn")
-    svc = make_service(tmp_path)
+    svc = make_service(tmp_path, now=True)
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(svc.app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -69,6 +70,14 @@ def test_dashboard_shows_state_and_approve_reaches_the_store(served: Served, tmp
     store = svc.state.guard.approvals
     ask = store.request(action("vm.dirty_ratio", 10), 2, "writeback_burst")
     other = store.request(action("vm.dirty_background_ratio", 5), 2, "writeback_burst")
+    # A change in force and one put back: the plot marks both.
+    ex = Executor(svc.fh.host, journal=svc.state.guard.journal)
+    first = ex.apply(action("vm.swappiness", 50))
+    assert first.change_id is not None
+    assert ex.apply(action("vm.dirty_expire_centisecs", 2000)).status == "applied"
+    assert ex.revert(first.change_id).status == "reverted"
+    svc.state.refresh()
+    writes = list(svc.fh.fs.writes)
     with sync_api.sync_playwright() as p:
         # A fresh profile per run: launch_persistent_context owns --user-data-dir.
         browser = p.chromium.launch_persistent_context(
@@ -86,6 +95,8 @@ def test_dashboard_shows_state_and_approve_reaches_the_store(served: Served, tmp
             assert "writeback_burst" in page.locator("#causes li").first.inner_text()
             assert page.locator("#report tbody tr").count() == len(svc.state.snapshot().report.metrics)
             assert page.locator("#kpi path.line").count() == 1
+            assert page.locator("#kpi line.applied").count() == 2
+            assert page.locator("#kpi line.rolled_back").count() == 1
             assert "approval.requested" in page.locator("#audit").inner_text()
 
             page.click(f"tr[data-approval='{ask.id}'] button.approve")
@@ -101,7 +112,7 @@ def test_dashboard_shows_state_and_approve_reaches_the_store(served: Served, tmp
     assert done is not None and done.status == "approved" and done.decided_by == "dashboard"
     still = store.get(other.id)
     assert still is not None and still.status == "pending"
-    assert svc.fh.fs.writes == []
+    assert svc.fh.fs.writes == writes  # approving wrote nothing to the host
 
 
 def test_approve_without_the_token_is_refused_in_the_page(served: Served, tmp_path: Path) -> None:
