@@ -46,6 +46,8 @@ def live_missing() -> str | None:
         return "no eBPF tracepoints (tracefs is not mounted)"
     if importlib.util.find_spec("torch") is None:
         return "PyTorch is not installed (the testbed's trainer needs it)"
+    if importlib.util.find_spec("evals.testbed") is None:
+        return "the testbed (evals/testbed) is not in this installation"
     return None
 
 
