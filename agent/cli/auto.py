@@ -91,15 +91,16 @@ def _proposers(
     from agent.proposers.rules import RuleProposer, load_policies
 
     try:
-        rules = RuleProposer(load_policies([str(p) for p in policies or []], with_default=not no_default))
+        pols = load_policies([str(p) for p in policies or []], with_default=not no_default)
     except PolicyError as e:
         fail(str(e))
+    rules = RuleProposer(pols)
     if kind != "llm":
         return None, rules, ""
     try:
         from agent.proposers.llm import build
 
-        llm, note = build(fallback=rules)
+        llm, note = build(policies=pols)
     except Exception as e:  # the model stack is optional: the rules answer without it
         return None, rules, f"LLM proposer unavailable ({type(e).__name__}: {e}); the rules answer"
     if note:
