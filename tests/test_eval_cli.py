@@ -57,11 +57,19 @@ def test_table_by_default() -> None:
     assert "proposer: rules" in res.stdout
 
 
-def test_llm_proposer_is_not_available_yet() -> None:
-    res = CliRunner().invoke(_app(), ["eval", str(HEALTHY), "--proposer", "llm"])
-    assert res.exit_code == 2
-    assert "the LLM proposer is not available yet" in res.stderr
+def test_llm_proposer_without_a_model_says_why_and_the_rules_answer(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("llm:\n  model: /nonexistent/model.gguf\n")
+    res = CliRunner().invoke(
+        _app(), ["eval", str(WB), "--proposer", "llm", "--json"], env={"IDLETUNE_CONFIG": str(config)}
+    )
+    assert res.exit_code == 0, res.output
+    assert "LLM unavailable, the rules answer" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+    doc = json.loads(res.stdout)
+    assert doc["proposer"] == "llm" and doc["summary"]["schema_valid_rate"] == 1.0
+    assert doc["llm"]["fallback_unavailable"] == 1 and doc["llm"]["llm_used"] == 0
+    assert doc["incidents"][0]["actions"]  # the rule proposer's answer
 
 
 def test_missing_folder_is_one_line_exit_2(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -16,6 +17,7 @@ from agent.cli.errors import fail
 from agent.proposers.base import Proposer
 
 if TYPE_CHECKING:
+    from agent.proposers.llm import LLMStats
     from evals.harness import EvalRun
 
 
@@ -27,7 +29,7 @@ class ProposerKind(StrEnum):
 def proposer_factory(kind: ProposerKind) -> Callable[[], Proposer]:
     """A maker of fresh proposers of `kind`; a user error (exit 2) when it cannot be had."""
     if kind == ProposerKind.LLM:
-        fail("the LLM proposer is not available yet; use --proposer rules")
+        return llm_factory()[0]
     from agent.proposers.policy import PolicyError
     from agent.proposers.rules import RuleProposer, load_policies
 
@@ -37,6 +39,21 @@ def proposer_factory(kind: ProposerKind) -> Callable[[], Proposer]:
     except PolicyError as e:
         fail(str(e))
     return lambda: RuleProposer(policies)
+
+
+def llm_factory() -> tuple[Callable[[], Proposer], LLMStats]:
+    """LLM proposers sharing one model and one tally; without a model, one line and the rules answer."""
+    from agent.llm.loader import SettingsError, load_settings
+    from agent.proposers.llm import factory
+    from agent.proposers.policy import PolicyError
+
+    try:
+        make, stats, note = factory(load_settings())
+    except (SettingsError, PolicyError) as e:
+        fail(str(e))
+    if note:
+        print(f"idletune: {note}", file=sys.stderr)
+    return make, stats
 
 
 def render(run: EvalRun, console: Console) -> None:
@@ -79,7 +96,11 @@ def eval_command(
     missing = [str(d) for d in dirs if not d.is_dir()]
     if missing:
         fail(f"no such folder: {', '.join(missing)} (give incident folders or folders of them)")
-    make = proposer_factory(proposer)
+    stats: LLMStats | None = None
+    if proposer == ProposerKind.LLM:
+        make, stats = llm_factory()
+    else:
+        make = proposer_factory(proposer)
     from evals.harness import evaluate
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -88,9 +109,16 @@ def eval_command(
     if not run.results:
         fail(f"no incident could be read ({len(run.errors)} invalid)")
     if as_json:
-        typer.echo(json.dumps(run.to_json()))
+        doc = run.to_json()
+        if stats is not None:
+            doc["llm"] = stats.as_dict()
+        typer.echo(json.dumps(doc))
         return
     render(run, Console(soft_wrap=True))
+    if stats is not None:
+        from agent.proposers.llm import tally
+
+        print(tally(stats))
 
 
 def register(app: typer.Typer) -> None:

@@ -13,6 +13,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agent.cli.catalog",
     "agent.cli.propose",
     "agent.cli.eval",
+    "agent.cli.chat",
     "agent.cli.apply",
     "agent.cli.rollback",
     "agent.cli.approve",

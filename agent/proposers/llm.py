@@ -1,0 +1,225 @@
+"""The LLM proposer: the model picks catalogue options under a narrowed schema; else the rules answer.
+
+Per decision: the options for the diagnosis' top causes become a JSON schema (plus the
+explicit no-op) and the model decodes under it; the output is validated again in full
+(agent.llm.validate). Invalid output, a backend error or a call past its timeout is
+counted, and the fallback proposer (the rules) answers instead. With no option at all
+there is nothing for the model to pick and the rules answer without a call. It changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from agent.diagnosis.fmt import pct
+from agent.diagnosis.model import Diagnosis
+from agent.llm import narrow, prompts
+from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message, Model
+from agent.llm.loader import LLMSettings, open_model
+from agent.llm.render import quote, render_brief
+from agent.llm.validate import check
+from agent.proposal import Proposal
+from agent.proposers.base import Proposer
+from agent.proposers.policy import Policy
+from agent.report import HealthReport
+
+Source = Literal["llm", "rules"]
+MAX_TOKENS = 96
+
+
+@dataclass
+class LLMStats:
+    decisions: int = 0
+    llm_used: int = 0
+    no_choice: int = 0  # no option for the top causes: nothing for the model to pick, the rules answer
+    fallback_invalid: int = 0
+    fallback_timeout: int = 0
+    fallback_error: int = 0  # the backend failed (connection refused, crashed)
+    fallback_unavailable: int = 0  # no model could be loaded
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    model_seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Decision:
+    proposal: Proposal
+    source: Source
+    why: str = ""  # for a fallback: what was wrong with the model's answer
+    completion: Completion | None = None
+    schema: dict[str, Any] = field(default_factory=dict)
+
+
+def decision_messages(report: HealthReport, diagnosis: Diagnosis, opts: list[narrow.Option]) -> list[Message]:
+    """The constant system rules first (a prefix every decision shares in the model's cache),
+    then the brief: host, top causes, their figures, the options."""
+    system = prompts.fill("system.md")
+    causes = ", ".join(f"{c.category.value} {pct(c.confidence)}" for c in narrow.top_causes(diagnosis))
+    lines = []
+    for o in opts:
+        on = f" on {quote(str(o.target))}" if o.target is not None else ""
+        values = " or ".join(str(v) for v in o.values)
+        lines.append(
+            f"- {o.primitive.id}{on}: now {o.current}, may become {values} (for {o.cause.category.value}). "
+            f"{o.primitive.description}"
+        )
+    user = prompts.fill(
+        "decide.md",
+        brief=render_brief(report, diagnosis),
+        causes=causes or "none",
+        options="\n".join(lines),
+        example=_example(opts),
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _example(opts: list[narrow.Option]) -> str:
+    """The reply's shape with placeholders: a concrete example is what a small model copies."""
+    act = '{"primitive": "<setting>", "target": "<target, if the option has one>", "value": <new value>, '
+    act += '"reason": "<why, in words>"}'
+    noop = '{"actions": [], "noop_reason": "<why nothing, in words>"}'
+    return f'{{"actions": [{act}]}}\nor\n{noop}' if opts else noop
+
+
+class LLMProposer:
+    name = "llm"
+
+    def __init__(
+        self,
+        model: Model | None,
+        fallback: Proposer,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        max_tokens: int = MAX_TOKENS,
+        unavailable: str = "",
+        stats: LLMStats | None = None,
+        hints: narrow.Hints | None = None,
+    ) -> None:
+        self.model = model
+        self.fallback = fallback
+        self.timeout_s = timeout_s
+        self.max_tokens = max_tokens
+        self.unavailable = unavailable or ("no model" if model is None else "")
+        # Shared when a run makes one proposer per incident and wants the totals.
+        self.stats = stats if stats is not None else LLMStats()
+        # Without the policy's hints every direction of every primitive for a cause is offered.
+        self.hints = hints
+        self.last: Decision | None = None
+        self.last_tokens = 0  # prompt and completion tokens of the last proposal
+
+    def propose(self, report: HealthReport, diagnosis: Diagnosis) -> Proposal:
+        return self.decide(report, diagnosis).proposal
+
+    def decide(self, report: HealthReport, diagnosis: Diagnosis) -> Decision:
+        self.stats.decisions += 1
+        self.last = self._decide(report, diagnosis)
+        done = self.last.completion
+        self.last_tokens = done.prompt_tokens + done.completion_tokens if done is not None else 0
+        return self.last
+
+    def _decide(self, report: HealthReport, diagnosis: Diagnosis) -> Decision:
+        if self.model is None:
+            self.stats.fallback_unavailable += 1
+            return self._fall_back(report, diagnosis, f"model unavailable: {self.unavailable}")
+        opts = narrow.options(report, diagnosis, self.hints)
+        if not opts:
+            self.stats.no_choice += 1
+            return self._fall_back(report, diagnosis, "no catalogue option for the top causes to decide on")
+        schema = narrow.decision_schema(opts)
+        messages = decision_messages(report, diagnosis, opts)
+        done = self.model.chat(messages, schema=schema, max_tokens=self.max_tokens, timeout_s=self.timeout_s)
+        self._count(done)
+        if done.finish == "timeout" or done.seconds > self.timeout_s:
+            self.stats.fallback_timeout += 1
+            return self._fall_back(
+                report, diagnosis, f"model past its {self.timeout_s:g} s timeout", done, schema
+            )
+        if done.finish == "error":
+            self.stats.fallback_error += 1
+            return self._fall_back(report, diagnosis, f"model error: {done.error}", done, schema)
+        checked = check(done.text, schema, opts)
+        if checked.proposal is None:
+            self.stats.fallback_invalid += 1
+            return self._fall_back(
+                report, diagnosis, f"model output rejected: {checked.problem}", done, schema
+            )
+        self.stats.llm_used += 1
+        return Decision(checked.proposal, "llm", "", done, schema)
+
+    def _count(self, done: Completion) -> None:
+        self.stats.prompt_tokens += done.prompt_tokens
+        self.stats.completion_tokens += done.completion_tokens
+        self.stats.cached_tokens += done.cached_tokens
+        self.stats.model_seconds += done.seconds
+
+    def _fall_back(
+        self,
+        report: HealthReport,
+        diagnosis: Diagnosis,
+        why: str,
+        done: Completion | None = None,
+        schema: dict[str, Any] | None = None,
+    ) -> Decision:
+        return Decision(self.fallback.propose(report, diagnosis), "rules", why, done, schema or {})
+
+
+def build(
+    settings: LLMSettings | None = None,
+    *,
+    policies: Sequence[Policy] | None = None,
+    fallback: Proposer | None = None,
+    stats: LLMStats | None = None,
+) -> tuple[LLMProposer, str]:
+    """An LLM proposer on the configured model (loaded once per process), and one line saying why
+    the model is unavailable (empty when it is there). It falls back to `fallback`, else to a rule
+    proposer on `policies` (the bundled policy by default); the rules of either narrow its options."""
+    from agent.proposers.rules import RuleProposer, load_policies
+
+    s = settings or LLMSettings()
+    if fallback is None:
+        fallback = RuleProposer(list(policies) if policies is not None else load_policies([]))
+    rules = (
+        fallback.rules if isinstance(fallback, RuleProposer) else [r for p in policies or [] for r in p.rules]
+    )
+    opened = open_model(s)
+    note = f"LLM unavailable, the rules answer: {opened.why_not}" if opened.model is None else ""
+    proposer = LLMProposer(
+        opened.model,
+        fallback,
+        timeout_s=s.timeout_s,
+        unavailable=opened.why_not,
+        stats=stats,
+        hints=narrow.policy_hints(rules),
+    )
+    return proposer, note
+
+
+def factory(
+    settings: LLMSettings | None = None, policies: Sequence[Policy] | None = None
+) -> tuple[Callable[[], LLMProposer], LLMStats, str]:
+    """A maker of fresh LLM proposers (one per recorded incident, so the fallback's hysteresis
+    never crosses hosts) sharing one loaded model and one tally, and the unavailability line."""
+    from agent.proposers.rules import load_policies
+
+    pols = list(policies) if policies is not None else load_policies([])
+    stats = LLMStats()
+    _, note = build(settings, policies=pols, stats=stats)
+    return (lambda: build(settings, policies=pols, stats=stats)[0]), stats, note
+
+
+def tally(stats: LLMStats) -> str:
+    """One line: how often the model's own proposal was used, and why the rules answered otherwise."""
+    s = stats
+    return (
+        f"llm: own proposal used in {s.llm_used} of {s.decisions} decisions; rules answered "
+        f"{s.decisions - s.llm_used}: no option to choose {s.no_choice}, invalid {s.fallback_invalid}, "
+        f"timeout {s.fallback_timeout}, error {s.fallback_error}, "
+        f"model unavailable {s.fallback_unavailable}; "
+        f"tokens {s.prompt_tokens} prompt ({s.cached_tokens} cached) + {s.completion_tokens} generated"
+    )

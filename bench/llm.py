@@ -1,0 +1,123 @@
+"""The LLM proposer on the embedded model: load time, RSS, proposal latency and tokens per second.
+
+    .venv/bin/python bench/llm.py [--threads 2] [--passes 1] [DIR ...]
+
+Replays the bundled incidents (or DIR...) through report, diagnosis and the LLM
+proposer, one decision each, and prints the figures: model load, resident memory,
+proposal latency p50/p95 (the proposer's own call: options, prompt, decode,
+validation, and the rules when it falls back), generation and prompt tokens per
+second, and how often the model's own proposal was used. The host's load average is
+printed beside them: on a shared machine the figures move with it. Never fails on
+the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agent.diagnosis.engine import diagnose
+from agent.llm.backend import Model
+from agent.llm.loader import LLMSettings, open_model
+from agent.proposers.llm import LLMProposer, LLMStats
+from agent.proposers.rules import RuleProposer, load_policies
+from evals.harness import load_all
+
+BUNDLED = Path(__file__).resolve().parent.parent / "evals" / "incidents"
+
+
+def rss_mb() -> float:
+    """Resident memory now, from /proc (ru_maxrss would include the import-time peak too)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("dirs", nargs="*", type=Path, default=[BUNDLED])
+    ap.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: every core)")
+    ap.add_argument("--passes", type=int, default=1, help="times over the incidents")
+    args = ap.parse_args()
+
+    incidents, errors = load_all(args.dirs)
+    cases = []
+    for inc in incidents:
+        window = inc.window()
+        report = inc.report(window)
+        cases.append((inc.id, report, diagnose(window, report, inc.question)))
+    load_before = os.getloadavg()[0]
+    rss0 = rss_mb()
+    t0 = time.perf_counter()
+    opened = open_model(LLMSettings(threads=args.threads))
+    load_s = time.perf_counter() - t0
+    if opened.model is None:
+        print(f"no model: {opened.why_not}")
+        return
+    stats = LLMStats()
+    rules = load_policies([])
+    latencies: list[float] = []
+    for _ in range(args.passes):
+        for _id, report, diagnosis in cases:
+            proposer = LLMProposer(opened.model, RuleProposer(rules), stats=stats)
+            t = time.perf_counter()
+            proposer.decide(report, diagnosis)
+            if proposer.last is not None and proposer.last.completion is not None:
+                latencies.append(time.perf_counter() - t)
+    rss1 = rss_mb()
+    s = stats
+    evaluated = s.prompt_tokens - s.cached_tokens
+    print(
+        f"model: {opened.model.name}, threads {args.threads or os.cpu_count()}, "
+        f"load average {load_before:.2f}"
+    )
+    print(f"incidents: {len(cases)} ({len(errors)} unreadable), decisions: {s.decisions}")
+    print(f"model load: {load_s:.2f} s")
+    print(f"RSS: {rss0:.0f} MB before load, {rss1:.0f} MB after the decisions")
+    if latencies:
+        print(
+            f"proposal latency over {len(latencies)} model calls: p50 {pct(latencies, 0.5):.2f} s, "
+            f"p95 {pct(latencies, 0.95):.2f} s, max {max(latencies):.2f} s, "
+            f"mean {statistics.fmean(latencies):.2f} s"
+        )
+    if s.model_seconds > 0:
+        print(
+            f"tokens: {s.prompt_tokens} prompt ({s.cached_tokens} from the kept prefix), "
+            f"{s.completion_tokens} generated; {(s.completion_tokens + evaluated) / s.model_seconds:.0f} "
+            f"tokens/s evaluated and generated together, "
+            f"{s.completion_tokens / s.model_seconds:.1f} generated tokens per model second"
+        )
+    print(
+        f"used: llm {s.llm_used}, fallback invalid {s.fallback_invalid}, timeout {s.fallback_timeout}, "
+        f"error {s.fallback_error}; no option to choose {s.no_choice}"
+    )
+    prompt_tps, gen_tps = raw_speed(opened.model)
+    print(f"raw speed: prompt {prompt_tps:.0f} tokens/s, generation {gen_tps:.1f} tokens/s")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+def raw_speed(model: Model) -> tuple[float, float]:
+    """Prompt evaluation (a fresh ~500-token prompt, one token out) and generation (64 tokens
+    after a prompt already in the cache), each without a grammar."""
+    filler = " ".join(f"line {i}: the loader waits for the disk." for i in range(50))
+    first = model.complete(filler, max_tokens=1, timeout_s=120)
+    prompt_tps = first.prompt_tokens / first.seconds if first.seconds else float("nan")
+    model.complete("Count slowly: one, two, three,", max_tokens=1, timeout_s=120)
+    gen = model.complete("Count slowly: one, two, three,", max_tokens=64, timeout_s=120)
+    return prompt_tps, gen.completion_tokens / gen.seconds if gen.seconds else float("nan")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""Reports, diagnoses and model replies shared by the LLM tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.diagnosis.engine import diagnose
+from agent.diagnosis.model import Category, Cause, Diagnosis, Evidence
+from agent.report import HealthReport, HostInfo, JobInfo, KnobValue, build_report
+from agent.sample import Sample, SourceStatus
+from agent.window import Window
+from evals.synth import incident, scenario
+
+KNOBS: dict[str, KnobValue] = {
+    "vm.dirty_ratio": 20,
+    "vm.dirty_background_ratio": 10,
+    "vm.dirty_bytes": 0,
+    "vm.dirty_background_bytes": 0,
+    "vm.dirty_writeback_centisecs": 500,
+    "vm.dirty_expire_centisecs": 3000,
+    "vm.swappiness": 60,
+    "block.read_ahead_kb@nvme0n1": 4096,
+    "block.nr_requests@nvme0n1": 256,
+    "cpufreq.governor": "performance",
+}
+
+
+def report(
+    job: str = "sdxl",
+    *,
+    knobs: dict[str, KnobValue] | None = None,
+    sources: dict[str, SourceStatus] | None = None,
+) -> HealthReport:
+    series = {
+        "gpu.0.util_pct": [90.0, 40.0, 35.0, 38.0],
+        "gpu.1.util_pct": [91.0, 42.0, 36.0, 39.0],
+        "mem.dirty_mib": [200.0, 5200.0, 5400.0, 5100.0],
+        "io.nvme0n1.lat_p99_us": [300.0, 9000.0, 9500.0, 8800.0],
+        f"trainer.{job}.data_wait_frac": [0.02, 0.4, 0.45, 0.42],
+    }
+    samples = [Sample(t=float(t), m={k: v[t] for k, v in series.items()}) for t in range(4)]
+    return build_report(
+        Window(samples=samples),
+        HostInfo(cpus=64, gpus=2, numa_nodes=2, block_devices=["nvme0n1"], gpu_model="H100"),
+        knobs={**KNOBS, f"loader.workers@{job}": 8, **(knobs or {})},
+        jobs=[JobInfo(name=job, pid=4003, gpus=[0, 1], loader_workers=8)],
+        sources=sources or {"procfs": SourceStatus(live=True), "nvml": SourceStatus(live=True)},
+    )
+
+
+def diagnosis(
+    category: str = "writeback_burst", confidence: float = 0.82, target: str | None = None
+) -> Diagnosis:
+    ev = [
+        Evidence(
+            metric="mem.dirty_mib", observed=5233.3, baseline=200.0, threshold=1000.0, rule="dirty pile grew"
+        ),
+        Evidence(metric="io.nvme0n1.lat_p99_us", observed=9000.0, baseline=300.0, rule="reads stalled"),
+    ]
+    return Diagnosis(
+        causes=[
+            Cause(
+                category=Category(category),
+                confidence=confidence,
+                summary="checkpoint writes flood the page cache",
+                evidence=ev,
+                target=target,
+            ),
+            Cause(category=Category.NONE, confidence=0.1, summary="healthy"),
+        ]
+    )
+
+
+def healthy() -> Diagnosis:
+    return Diagnosis(causes=[Cause(category=Category.NONE, confidence=0.9, summary="GPUs busy")])
+
+
+def reply(actions: list[dict[str, Any]] | None = None, noop: str | None = None) -> str:
+    doc: dict[str, Any] = {"actions": actions or []}
+    if noop is not None:
+        doc["noop_reason"] = noop
+    return json.dumps(doc)
+
+
+def eight_gpu() -> tuple[HealthReport, Diagnosis]:
+    """A synthetic 8-GPU host with a fault, through the real diagnosis."""
+    inc = incident(scenario(Category.GPU_POWER_THROTTLE, 7, gpus=8, cpus=224))
+    window = inc.window()
+    r = inc.report(window)
+    return r, diagnose(window, r, inc.question)
