@@ -80,7 +80,7 @@ def run_live(console: Console) -> str:
     # Its own state dir: the testbed's trainer finds the agent's socket there, and a rerun after a
     # crash finds the journal and undo log the crashed run left.
     state = Path(state_dir()) / "demo"
-    state.mkdir(parents=True, exist_ok=True, mode=0o700)
+    state.mkdir(parents=True, exist_ok=True, mode=0o755)  # the trainer reaches its socket
     os.environ["IDLETUNE_STATE_DIR"] = str(state)
     left = tb.stop()
     if left:

@@ -73,7 +73,8 @@ class AuditLog:
 
     def write(self, trigger: Trigger, **fields: Any) -> AuditRecord:
         rec = AuditRecord.model_validate({"t": self._clock(), "trigger": trigger, **fields})
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # The state dir itself: trainer hooks reach their socket in it.
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
         with open(self.path, "a") as f:
             f.write(rec.model_dump_json(exclude_none=True) + "\n")
         _count(rec)

@@ -163,7 +163,7 @@ class FileJournal:
     def _locked(self) -> Iterator[int]:
         """The journal opened for append under an exclusive lock (creating the state dir once)."""
         if not self.dir.is_dir():
-            self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self.dir.mkdir(parents=True, exist_ok=True, mode=0o755)  # hooks must reach the socket beside it
         new = not self.path.exists()
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:

@@ -52,7 +52,8 @@ class LeaseTable:
         if self.path is None:
             yield self._mem
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # The state dir itself: trainer hooks reach their socket in it.
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
         lock = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
