@@ -54,8 +54,11 @@ def run_command(
         fail(str(e))
     except KeyboardInterrupt:
         fail("interrupted; the scenario was torn down")
+    from evals.testbed.runner import current
+
+    info = current() or {}
     typer.echo(f"{scenario} {phase}: {kpi.line()}")
-    typer.echo("running until `idletune testbed stop`")
+    typer.echo(f"data device {info.get('device', '?')}; running until `idletune testbed stop`")
 
 
 @testbed_app.command("stop")

@@ -96,9 +96,14 @@ SCENARIOS: dict[str, Scenario] = {
             name="reclaim",
             cause="memory_reclaim",
             title="The job under a memory cgroup too small for its data set's page cache",
-            fault=Phase(mem_headroom_mb=48),
-            fix=Phase(mem_headroom_mb=1024, warm=True),
-            fix_note="memory cgroup limit raised by about 1 GiB, so the data set stays cached",
+            # Headroom below the data set's 512 MiB: every epoch is read again, through
+            # reclaim. Much less and the job's own growth (batches in shared memory) meets
+            # the OOM killer instead.
+            fault=Phase(mem_headroom_mb=256),
+            fix=Phase(mem_headroom_mb=1536, warm=True),
+            fix_note="memory cgroup limit raised by 1.25 GiB, so the data set stays cached",
+            data_mb=512,
+            image_mb=2048,
             read_bps=48 * 1024 * 1024,
         ),
     )
