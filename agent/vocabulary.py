@@ -77,13 +77,15 @@ METRICS: tuple[MetricDef, ...] = (
     _D("psi.mem.some_avg10", "%", "psi", Agg.MEAN, "memory pressure, some, 10 s"),
     _D("psi.mem.full_avg10", "%", "psi", Agg.MEAN, "memory pressure, full, 10 s"),
     # --- idletune extensions -------------------------------------------------------
-    # Not in spec/incident-v1.md, which lets a source add names. They carry what procfs
+    # Not in spec/incident-v1.md, which lets a source add names. Most carry what procfs
     # can tell without eBPF (reclaim scans, dirty limits, device busy time), so a host
-    # without eBPF still shows its memory and disk state. Recorded incidents never
-    # contain them, so replay is unaffected.
+    # without eBPF still shows its memory and disk state. The recorder writes them like
+    # any known name; an incident without them replays exactly as before.
     _D("mem.pgscan_direct_per_s", "1/s", "mem", Agg.MEAN, "pages scanned by direct reclaim"),
     _D("mem.pgscan_kswapd_per_s", "1/s", "mem", Agg.MEAN, "pages scanned by kswapd"),
     _D("mem.allocstall_per_s", "1/s", "mem", Agg.MEAN, "allocations that entered direct reclaim"),
+    # eBPF, not procfs: /proc/vmstat leaves cgroup reclaim out, so this is its only sign.
+    _D("mem.memcg_reclaim_ms_per_s", "ms/s", "mem", Agg.MEAN, "time in memory-cgroup limit reclaim"),
     _D("mem.major_faults_per_s", "1/s", "mem", Agg.MEAN, "page faults that needed I/O"),
     _D("mem.dirty_threshold_mib", "MiB", "mem", Agg.LAST, "dirty level at which writers are throttled"),
     _D("mem.dirty_bg_threshold_mib", "MiB", "mem", Agg.LAST, "dirty level that starts background writeback"),

@@ -41,10 +41,19 @@ class Tracepoint:
 
 
 @dataclass(frozen=True)
+class Feature:
+    """Optional part of a program, compiled in (`-D<macro>`) only when all its tracepoints exist."""
+
+    macro: str
+    tracepoints: tuple[Tracepoint, ...]
+
+
+@dataclass(frozen=True)
 class CollectorSpec:
     name: str
     program: str
     tracepoints: tuple[Tracepoint, ...]
+    optional: tuple[Feature, ...] = ()
 
     @property
     def path(self) -> Path:
@@ -90,6 +99,22 @@ COLLECTORS: dict[str, CollectorSpec] = {
                 _TP("vmscan", "mm_vmscan_direct_reclaim_end", ()),
                 _TP("vmscan", "mm_vmscan_wakeup_kswapd", ()),
             ),
+            (
+                Feature(
+                    "HAVE_MEMCG_RECLAIM",
+                    (
+                        _TP("vmscan", "mm_vmscan_memcg_reclaim_begin", ()),
+                        _TP("vmscan", "mm_vmscan_memcg_reclaim_end", ()),
+                    ),
+                ),
+                Feature(
+                    "HAVE_NODE_RECLAIM",
+                    (
+                        _TP("vmscan", "mm_vmscan_node_reclaim_begin", ()),
+                        _TP("vmscan", "mm_vmscan_node_reclaim_end", ()),
+                    ),
+                ),
+            ),
         ),
         CollectorSpec("writeback", "writeback.bpf.c", (_TP("writeback", "balance_dirty_pages", ("pause",)),)),
         CollectorSpec(
@@ -131,6 +156,18 @@ def probe(spec: CollectorSpec, fs: HostFS, tracefs: str) -> str | None:
     return None
 
 
+def probe_features(spec: CollectorSpec, fs: HostFS, tracefs: str) -> frozenset[str]:
+    """Macros of the optional parts of `spec` whose tracepoints and fields this kernel has."""
+    out: set[str] = set()
+    for feat in spec.optional:
+        if all(
+            (fields := format_fields(fs, tracefs, tp)) is not None and set(tp.fields) <= fields
+            for tp in feat.tracepoints
+        ):
+            out.add(feat.macro)
+    return frozenset(out)
+
+
 def headers_reason(fs: HostFS, release: str) -> str | None:
     """Why bcc would find no kernel headers, or None when it can."""
     if fs.exists(f"/lib/modules/{release}/build/include") or fs.exists("/sys/kernel/kheaders.tar.xz"):
@@ -144,6 +181,7 @@ class Collector:
 
     name: str
     bpf: Any
+    features: frozenset[str] = frozenset()  # optional parts compiled in (Feature.macro)
     _prev: dict[str, list[int]] = field(default_factory=dict)
 
     def table(self, name: str) -> Any:
@@ -196,14 +234,16 @@ class Collector:
             bpf.cleanup()
 
 
-def load(spec: CollectorSpec, bcc: ModuleType) -> Collector:
-    """Compile and attach one collector; raises LoadError with a one-line reason."""
+def load(spec: CollectorSpec, bcc: ModuleType, with_features: frozenset[str] = frozenset()) -> Collector:
+    """Compile and attach one collector with optional parts; raises LoadError with a one-line reason."""
+    # Flags only when there are any: the plain call is what every bcc version takes.
+    extra: dict[str, Any] = {"cflags": [f"-D{m}" for m in sorted(with_features)]} if with_features else {}
     try:
-        bpf = bcc.BPF(src_file=str(spec.path).encode())
+        bpf = bcc.BPF(src_file=str(spec.path).encode(), **extra)
     except Exception as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise LoadError(f"compile/attach of {spec.program} failed: {first}") from e
-    return Collector(spec.name, bpf)
+    return Collector(spec.name, bpf, with_features)
 
 
 def release_compiler_memory() -> None:

@@ -63,9 +63,15 @@ class OffcpuRaw:
 
 @dataclass
 class VmscanRaw:
-    reclaim_ns: int = 0
+    reclaim_ns: int = 0  # global direct reclaim
     reclaims: int = 0
     kswapd_wakeups: int = 0
+    # Memory-cgroup limit reclaim in the charging task; None when not attached (vmscan.bpf.c).
+    memcg_ns: int | None = None
+    memcg_reclaims: int | None = None
+    # zone_reclaim_mode reclaim in the allocating task; None when not attached.
+    node_ns: int | None = None
+    node_reclaims: int | None = None
 
 
 @dataclass
@@ -138,8 +144,13 @@ def read_offcpu(c: Collector, watch_tids: Iterable[int]) -> OffcpuRaw:
 
 
 def read_vmscan(c: Collector) -> VmscanRaw:
-    ns, n, kswapd = c.array_delta("totals")
-    return VmscanRaw(reclaim_ns=ns, reclaims=n, kswapd_wakeups=kswapd)
+    t = c.array_delta("totals")
+    raw = VmscanRaw(reclaim_ns=t[0], reclaims=t[1], kswapd_wakeups=t[2])
+    if "HAVE_MEMCG_RECLAIM" in c.features:
+        raw.memcg_ns, raw.memcg_reclaims = t[3], t[4]
+    if "HAVE_NODE_RECLAIM" in c.features:
+        raw.node_ns, raw.node_reclaims = t[5], t[6]
+    return raw
 
 
 def read_writeback(c: Collector) -> WritebackRaw:

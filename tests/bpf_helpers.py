@@ -72,8 +72,9 @@ class FakeTable:
 class FakeBPF:
     """Stands in for bcc.BPF: tables come from `FakeBcc.tables[program name]`."""
 
-    def __init__(self, bcc: FakeBcc, src_file: bytes) -> None:
+    def __init__(self, bcc: FakeBcc, src_file: bytes, cflags: list[str] | None = None) -> None:
         self.name = Path(src_file.decode()).name.removesuffix(".bpf.c")
+        self.cflags = list(cflags or [])
         if self.name in bcc.fail:
             raise Exception(f"Failed to compile BPF module {src_file!r}\nmore lines")
         self.tables = bcc.tables.setdefault(self.name, {"drops": FakeTable(array=[[0, 0]])})
@@ -94,8 +95,8 @@ class FakeBcc(ModuleType):
         self.tables: dict[str, dict[str, FakeTable]] = {}
         self.loaded: list[FakeBPF] = []
 
-    def BPF(self, src_file: bytes) -> FakeBPF:
-        return FakeBPF(self, src_file)
+    def BPF(self, src_file: bytes, cflags: list[str] | None = None) -> FakeBPF:
+        return FakeBPF(self, src_file, cflags)
 
 
 def tid_counts(slots: dict[int, int]) -> list[int]:

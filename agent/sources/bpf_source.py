@@ -117,12 +117,16 @@ class BpfSource:
         if missing is not None:
             self._status[name] = SourceStatus(live=False, reason=missing)
             return
+        feats = loader.probe_features(spec, self._fs, tracefs)
         try:
-            self._loaded[name] = loader.load(spec, bcc)
+            self._loaded[name] = loader.load(spec, bcc, feats)
         except loader.LoadError as e:
             self._status[name] = SourceStatus(live=False, reason=str(e))
             return
-        self._status[name] = SourceStatus(live=True)
+        lacking = [f.macro for f in spec.optional if f.macro not in feats]
+        # Live either way; what an optional part would have measured is said, not hidden.
+        why = f"without {', '.join(lacking)} (tracepoints not in this kernel)" if lacking else ""
+        self._status[name] = SourceStatus(live=True, reason=why)
 
     def close(self) -> None:
         """Detach every collector; idempotent, and safe after an interrupted start or collect."""
