@@ -119,3 +119,22 @@ def test_folder_name_must_be_an_id(tmp_path: Path) -> None:
     rec = record(FakeLive(), duration_s=0.05, interval_s=0.02)
     with pytest.raises(ValueError, match="not a valid incident id"):
         write_incident(rec, tmp_path / "Bad_Name")
+
+
+def test_only_devices_leaves_other_disks_out(tmp_path: Path) -> None:
+    from evals.recorder import Recording, only_devices
+
+    rec = Recording(
+        host=HostInfo(cpus=2, gpus=0, block_devices=["loop0", "loop1"]),
+        interval_s=1.0,
+        samples=[
+            Sample(t=0.0, m={"io.loop0.read_iops": 5.0, "io.loop1.read_iops": 9.0, "cpu.util_pct": 50.0}),
+        ],
+        knobs={"block.read_ahead_kb@loop0": 128, "block.read_ahead_kb@loop1": 4096, "vm.swappiness": 60},
+    )
+    out = only_devices(rec, ["loop0"])
+    assert out.host.block_devices == ["loop0"]
+    assert out.samples[0].m == {"io.loop0.read_iops": 5.0, "cpu.util_pct": 50.0}
+    assert out.knobs == {"block.read_ahead_kb@loop0": 128, "vm.swappiness": 60}
+    inc = load_incident(write_incident(out, tmp_path / "one-disk"))
+    assert inc.host.block_devices == ["loop0"]

@@ -20,13 +20,17 @@ def record_command(
     title: Annotated[str | None, typer.Option("--title", help="one line for people")] = None,
     question: Annotated[str | None, typer.Option("--question", help="the operator's question")] = None,
     no_bpf: Annotated[bool, typer.Option("--no-bpf", help="do not load the eBPF collectors")] = False,
+    device: Annotated[
+        list[str] | None,
+        typer.Option("--device", help="record only this block device (repeatable); others are left out"),
+    ] = None,
 ) -> None:
     """Record the live sources into OUT (incident.yaml + series.jsonl); truth is left for a person."""
     # Imported here: `idletune --help` must not pay for the live sources.
     from agent.cli.common import ROOT_ENV, host_fs, operator_jobs
     from agent.jobs import OperatorJob
     from agent.live import LiveHost
-    from evals.recorder import incident_id, record, write_incident
+    from evals.recorder import incident_id, only_devices, record, write_incident
 
     if interval > duration:
         fail("--interval must not exceed --duration")
@@ -40,7 +44,17 @@ def record_command(
         fail(f"no /proc under {fs.root}: set {ROOT_ENV} to a host root or unset it")
     live = LiveHost(fs, interval_s=interval, bpf=not no_bpf, operator_jobs=named)
     typer.echo(f"recording for {duration:g} s into {out} …", err=True)
+    if device:
+        from agent.host import block_devices
+
+        found = block_devices(fs) or []
+        unknown = [d for d in device if d not in found]
+        if unknown:
+            have = ", ".join(found) or "none"
+            fail(f"--device: no block device {', '.join(unknown)} on this host (found: {have})")
     rec = record(live, duration, interval)
+    if device:
+        rec = only_devices(rec, device)
     if not any(s.m for s in rec.samples):
         why = "; ".join(f"{n}: {st.reason}" for n, st in rec.sources.items() if st.reason)
         fail(f"no source measured anything: {why}")
