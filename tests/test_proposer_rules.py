@@ -294,3 +294,62 @@ def test_every_gpu_at_a_lowered_limit_is_restored_not_only_the_named_one() -> No
     r = report(series, knobs={"gpu.power_limit_w@0": 700, "gpu.power_limit_w@1": 700})
     p = default().propose(r, diagnosis("gpu_power_throttle", target="0"))
     assert sorted((a.target, a.value) for a in p.actions) == [(0, 550), (1, 550)]
+
+
+def test_reclaim_at_a_cgroup_limit_on_a_roomy_host_is_an_explicit_noop() -> None:
+    r = report(
+        {
+            "mem.direct_reclaim_ms_per_s": [40.0, 60.0],
+            "mem.memcg_reclaim_ms_per_s": [40.0, 60.0],
+            "mem.kswapd_wakeups_per_s": [0.0, 0.0],
+        }
+    )
+    out = default().explain(r, diagnosis("memory_reclaim"))
+    assert out.proposal.actions == []
+    assert "memory limit" in (out.proposal.noop_reason or "")
+    assert any("reclaim-raise-min-free" in t and "group memory already acted" in t for t in out.trace)
+
+
+def test_global_reclaim_keeps_the_host_memory_actions() -> None:
+    # Reclaim that wakes kswapd is the host short of memory, cgroup reclaim or not.
+    both = report(
+        {
+            "mem.direct_reclaim_ms_per_s": [50.0],
+            "mem.memcg_reclaim_ms_per_s": [20.0],
+            "mem.kswapd_wakeups_per_s": [30.0],
+        }
+    )
+    assert one(default().propose(both, diagnosis("memory_reclaim"))) == ("vm.min_free_kbytes", None, 135168)
+    # No cgroup reclaim at all (or no eBPF to tell): the host-wide actions as before.
+    for series in (
+        {"mem.direct_reclaim_ms_per_s": [50.0], "mem.memcg_reclaim_ms_per_s": [0.0]},
+        {"mem.direct_reclaim_ms_per_s": [50.0]},
+    ):
+        p = default().propose(report(series), diagnosis("memory_reclaim"))
+        assert one(p) == ("vm.min_free_kbytes", None, 135168)
+
+
+def test_a_noop_rule_whose_conditions_fail_leaves_its_group_to_act() -> None:
+    text = """
+version: 1
+rules:
+  - name: quiet-when-cold
+    cause: writeback_burst
+    group: wb
+    when:
+      - metric: mem.dirty_mib
+        stat: max
+        below: 10
+    noop: nothing to flush
+  - name: act
+    cause: writeback_burst
+    group: wb
+    action: {primitive: vm.dirty_background_ratio, target: none, value: 5, direction: down}
+    reason: lower it
+"""
+    prop = RuleProposer([parse_policy(text)])
+    hot = report({**WAITING, "mem.dirty_mib": [900.0] * 4})
+    assert one(prop.propose(hot, diagnosis("writeback_burst"))) == ("vm.dirty_background_ratio", None, 5)
+    cold = report({**WAITING, "mem.dirty_mib": [2.0] * 4})
+    p = prop.propose(cold, diagnosis("writeback_burst"))
+    assert p.actions == [] and p.noop_reason is not None and "nothing to flush" in p.noop_reason

@@ -62,8 +62,16 @@ class RuleProposer:
                 trace.append(f"{head}: group {rule.group} already acted")
                 continue
             if rule.action is None:
+                # A conditional no-op ("nothing in the catalogue fits this case") holds only when
+                # its conditions do; when it holds, the rest of its group does not act.
+                failed = _first_failed(rule, report)
+                if failed is not None:
+                    trace.append(f"{head}: no-op does not apply: {failed}")
+                    continue
                 noops.append((cause, rule.noop or rule.reason))
                 trace.append(f"{head}: no-op")
+                if rule.group is not None:
+                    groups_done.add(rule.group)
                 continue
             acted = False
             targets = context.resolve(rule.action.target, report, cause)
@@ -174,6 +182,15 @@ def _matching_cause(rule: Rule, diagnosis: Diagnosis) -> Cause | None:
         ranked = ranked[:healthy]
     found = [c for c in ranked if c.category in rule.causes and c.confidence >= rule.min_confidence]
     return max(found, key=lambda c: c.confidence) if found else None
+
+
+def _first_failed(rule: Rule, report: HealthReport) -> str | None:
+    """Why the first of a no-op rule's conditions does not hold (placeholders match any target), or None."""
+    for cond in rule.when:
+        ok, why = _holds(cond, report, "none", None)
+        if not ok:
+            return why
+    return None
 
 
 def _holds(cond: Condition, report: HealthReport, selector: str, target: Target) -> tuple[bool, str]:
