@@ -87,6 +87,7 @@ METRICS: tuple[MetricDef, ...] = (
     # eBPF, not procfs: /proc/vmstat leaves cgroup reclaim out, so this is its only sign.
     _D("mem.memcg_reclaim_ms_per_s", "ms/s", "mem", Agg.MEAN, "time in memory-cgroup limit reclaim"),
     _D("mem.major_faults_per_s", "1/s", "mem", Agg.MEAN, "page faults that needed I/O"),
+    _D("mem.refaults_per_s", "1/s", "mem", Agg.MEAN, "evicted pages read back (workingset refaults)"),
     _D("mem.dirty_threshold_mib", "MiB", "mem", Agg.LAST, "dirty level at which writers are throttled"),
     _D("mem.dirty_bg_threshold_mib", "MiB", "mem", Agg.LAST, "dirty level that starts background writeback"),
     _D("cpu.iowait_pct", "%", "cpu", Agg.MEAN, "host CPU share idle while I/O was outstanding"),

@@ -246,3 +246,12 @@ def test_source_without_proc_is_not_live(tmp_path: Path) -> None:
     st = ProcfsSource(HostFS(tmp_path)).start()
     assert not st.live
     assert "/proc/stat" in st.reason
+
+
+def test_vmstat_refaults_sum_file_and_anon_or_take_the_old_single_counter() -> None:
+    prev = {"workingset_refault_file": 100, "workingset_refault_anon": 10}
+    cur = {"workingset_refault_file": 700, "workingset_refault_anon": 30}
+    assert vmstat_rates(prev, cur, 2.0) == {"mem.refaults_per_s": 310.0}
+    assert vmstat_rates({"workingset_refault": 5}, {"workingset_refault": 15}, 1.0) == {
+        "mem.refaults_per_s": 10.0
+    }

@@ -142,6 +142,11 @@ def vmstat_rates(prev: dict[str, int], cur: dict[str, int], dt: float) -> dict[s
     a, b = _sum_prefix(prev, "allocstall"), _sum_prefix(cur, "allocstall")
     if a is not None and b is not None and (d := _delta(a, b)) is not None:
         out["mem.allocstall_per_s"] = d / dt
+    # Pages read back soon after reclaim evicted them (workingset_refault_file/_anon; one counter
+    # on older kernels). Counted for cgroup reclaim too, which pgscan_* in this file is not.
+    a, b = _sum_prefix(prev, "workingset_refault"), _sum_prefix(cur, "workingset_refault")
+    if a is not None and b is not None and (d := _delta(a, b)) is not None:
+        out["mem.refaults_per_s"] = d / dt
     return out
 
 
