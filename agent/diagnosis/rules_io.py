@@ -4,7 +4,9 @@ Look-alikes share a symptom (read latency up, trainer waiting for data) and diff
 what came with it: a writeback burst brings a surge of dirty pages and writes first;
 readahead too small brings many small requests at normal latency; a slow device has
 normal request sizes, no write surge, and simply answers late; reclaim shows as direct
-reclaim and memory pressure, not as dirty pages.
+reclaim and memory pressure, not as dirty pages, or, when only a cache too small for the
+data set is reclaimed, as pages read back soon after eviction (then the device reads and
+their request sizes are its consequence, not a cause of their own).
 """
 
 from __future__ import annotations
@@ -110,6 +112,8 @@ def storage_latency(v: SpanView) -> Finding:
         odd = max(small_requests(v, dev).score, waste.score, big.score)
         score = 0.4 * p99.score + 0.3 * p50.score + 0.15 * psi.score + 0.15 * v.data_side()
         score *= ramp(lat, 0.1, 0.4) * (1.0 - 0.8 * odd) * (1.0 - 0.85 * surge) * stalled
+        # Reads that only exist because reclaim evicted the data are reclaim's doing.
+        score *= 1.0 - 0.85 * thrashing(v).score
         if score > found.score:
             shown = f"p99 latency {fmt(v.level(p99name))} µs" if p99.score > 0 else "latency up"
             burst = "though a write burst came with it" if surge > 0.3 else "with no write burst"
@@ -147,6 +151,9 @@ def readahead_mismatch(v: SpanView) -> Finding:
         miss = v.up("mem.pagecache_miss_per_s", (1.5, 4.0), None, "page cache misses")
         lead = max(waste.score, big.score)
         large_score = (0.5 * lead + 0.15 * big.score + 0.15 * miss.score + 0.2 * data) * ramp(lead, 0.15, 0.5)
+        # Re-reads of evicted pages stream at whatever size readahead gives them; a larger
+        # window only evicts more of what the reader still needs.
+        small_score *= 1.0 - 0.85 * thrashing(v).score
         x = v.level(req_name)
         if small_score >= large_score and small_score > found.score:
             found = Finding(
@@ -241,24 +248,82 @@ def writeback_burst(v: SpanView) -> Finding:
     )
 
 
+def thrashing(v: SpanView) -> Signal:
+    """Most pages entering the page cache are pages reclaim evicted a moment ago.
+
+    A cache too small for what is read (a memory cgroup's limit, or a host short of
+    memory) evicts the data set before it is used again, so every pass reads it from
+    the device anew. Refaults are counted for cgroup reclaim too, where the global
+    scan counters and pressure may stay quiet. The share of refaults among page-cache
+    insertions is dimensionless, so it means the same on any host.
+    """
+    return v.memo(("thrashing", ""), lambda: _thrashing(v))
+
+
+def _thrashing(v: SpanView) -> Signal:
+    rf, ins = "mem.refaults_per_s", "mem.pagecache_miss_per_s"
+    if not (v.frame.has(rf) and v.frame.has(ins)):
+        return Signal.zero()
+    refaults, inserted = v.level(rf), v.level(ins)
+    if not (refaults == refaults and inserted == inserted) or inserted <= 0.0:
+        return Signal.zero()
+    share = min(refaults / inserted, 1.0)
+    # A few hundred pages a second is noise on any host; below that the share says nothing.
+    score = ramp(share, 0.2, 0.6) * ramp(refaults, 50.0, 500.0)
+    if score <= 0.0:
+        return Signal.zero()
+    b = v.base(rf)
+    ev = Evidence(
+        metric=rf,
+        observed=refaults,
+        baseline=b.median if b is not None else None,
+        threshold=0.2 * inserted,
+        rule=f"evicted pages read back: {fmt(refaults)}/s, {fmt(100 * share)}% of pages entering the cache",
+        t_start=v.span.t_start,
+    )
+    return Signal(score, [ev])
+
+
 def memory_reclaim(v: SpanView) -> Finding:
     direct = v.up(
         "mem.direct_reclaim_ms_per_s", (3.0, 10.0), (5.0, 50.0), "time in direct reclaim", prior=0.0
+    )
+    memcg = v.up(
+        "mem.memcg_reclaim_ms_per_s",
+        (3.0, 10.0),
+        (1.0, 10.0),
+        "time in memory-cgroup limit reclaim",
+        prior=0.0,
     )
     psi = v.up("psi.mem.some_avg10", (2.0, 5.0), (3.0, 20.0), "memory pressure", prior=0.0)
     kswapd = v.up("mem.kswapd_wakeups_per_s", (5.0, 50.0), (2.0, 20.0), "kswapd wake-ups")
     avail = v.down("mem.available_mib", (0.6, 0.2), None, "available memory")
     refault = v.up("mem.pagecache_miss_per_s", (1.5, 4.0), None, "page cache misses")
+    thrash = thrashing(v)
     core = max(direct.score, psi.score)
     score = (
         0.4 * direct.score + 0.25 * psi.score + 0.15 * kswapd.score + 0.1 * avail.score + 0.1 * refault.score
     )
     score *= ramp(core, 0.1, 0.4)
+    # The data set evicted under the reader: the loss is the re-reading, however cheap each
+    # reclaim pass is, and it only costs work when the trainer waits for that data.
+    evicted = thrash.score * (0.6 + 0.25 * max(direct.score, memcg.score) + 0.15 * v.data_side())
+    evicted *= 0.4 + 0.6 * v.data_side()
+    score = max(score, evicted)
     if score <= 0.0:
         return Finding.none_found("no direct reclaim or memory pressure overlapped the lost work")
     words = "tasks stalled under memory pressure"
-    if direct.score > 0:
+    if evicted >= score and evicted > 0:
+        words = (
+            "the page cache is too small for the data read: reclaim evicts it and every pass reads it again"
+        )
+        if memcg.score > 0 and kswapd.score <= 0:
+            words += " (a memory cgroup's limit, not the host, is what is short)"
+    elif direct.score > 0:
         words = f"tasks stalled in memory reclaim ({fmt(direct.evidence[0].observed)} ms/s of direct reclaim)"
     return Finding(
-        score, words, gather(direct, psi, kswapd, avail, refault), weight=max(direct.weight, psi.weight)
+        score,
+        words,
+        gather(thrash, memcg, direct, psi, kswapd, avail, refault),
+        weight=max(direct.weight, psi.weight, thrash.weight),
     )

@@ -1,0 +1,71 @@
+"""A page cache too small for the data read (a memory cgroup's limit): evicted pages are read
+back, the device streams them, and the diagnosis names reclaim rather than the device or its
+readahead; without refaults the same device figures still point at the device."""
+
+from __future__ import annotations
+
+import random
+
+from agent.diagnosis.engine import diagnose
+from agent.diagnosis.model import Category, Diagnosis
+from agent.report import HostInfo, JobInfo, build_report
+from agent.sample import Sample
+from agent.window import Window
+
+
+def _diagnose(refaults: float, memcg_ms: float, seed: int = 1, n: int = 40) -> Diagnosis:
+    rng = random.Random(seed)
+    samples = []
+    for t in range(n):
+
+        def j(x: float) -> float:
+            return x * (1.0 + rng.uniform(-0.05, 0.05))
+
+        m = {
+            "trainer.job.data_wait_frac": j(0.9),
+            "trainer.job.samples_per_s": j(760.0),
+            "trainer.job.step_time_ms": j(84.0),
+            "io.sdb.read_iops": j(370.0),
+            "io.sdb.read_kbps": j(49000.0),
+            "io.sdb.avg_req_kb": j(132.0),
+            "io.sdb.lat_p50_us": j(250.0),
+            "io.sdb.lat_p99_us": j(4000.0),
+            "io.sdb.write_kbps": 0.0,
+            "psi.io.some_avg10": j(50.0),
+            "psi.mem.some_avg10": 0.0,
+            "cpu.util_pct": j(50.0),
+            "mem.pagecache_miss_per_s": j(12300.0),
+            "mem.refaults_per_s": j(refaults) if refaults else 0.0,
+            "mem.direct_reclaim_ms_per_s": j(memcg_ms) if memcg_ms else 0.0,
+            "mem.memcg_reclaim_ms_per_s": j(memcg_ms) if memcg_ms else 0.0,
+            "mem.kswapd_wakeups_per_s": 0.0,
+            "mem.available_mib": j(23000.0),
+            "mem.dirty_mib": j(10.0),
+        }
+        samples.append(Sample(t=float(t), m=m))
+    w = Window(samples=samples)
+    report = build_report(
+        w,
+        HostInfo(cpus=16, gpus=0, block_devices=["sdb"]),
+        knobs={"block.read_ahead_kb@sdb": 128},
+        jobs=[JobInfo(name="job", loader_workers=4)],
+    )
+    return diagnose(w, report)
+
+
+def test_data_set_evicted_by_a_cgroup_limit_is_memory_reclaim() -> None:
+    for seed in range(5):
+        d = _diagnose(refaults=11500.0, memcg_ms=15.0, seed=seed)
+        assert d.top.category is Category.MEMORY_RECLAIM, [(c.category.value, c.confidence) for c in d.causes]
+        assert "memory cgroup" in d.top.summary
+        cited = {e.metric for e in d.top.evidence}
+        assert "mem.refaults_per_s" in cited
+        # The device and its readahead are the consequence, not competing causes worth acting on.
+        for other in (Category.READAHEAD_MISMATCH, Category.STORAGE_LATENCY):
+            assert next(c for c in d.causes if c.category is other).confidence < 0.3
+
+
+def test_without_refaults_the_same_device_figures_are_not_reclaim() -> None:
+    d = _diagnose(refaults=0.0, memcg_ms=0.0)
+    assert d.top.category is not Category.MEMORY_RECLAIM
+    assert d.top.category in (Category.READAHEAD_MISMATCH, Category.STORAGE_LATENCY)
