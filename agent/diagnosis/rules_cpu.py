@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from agent.diagnosis.fmt import fmt
 from agent.diagnosis.model import Evidence
+from agent.diagnosis.rules_io import writeback_surge
 from agent.diagnosis.signals import Finding, Signal, SpanView, best, gather, ramp
 
 
@@ -133,12 +134,29 @@ def cpu_contention(v: SpanView) -> Finding:
     score *= (
         ramp(max(runq.score, psi.score), 0.1, 0.4) * (1.0 - 0.85 * over.score) * (0.4 + 0.6 * v.data_side())
     )
+    score *= 1.0 - 0.75 * _busy_with_writeback(v)
     return Finding(
         score,
         "other work takes the CPU: the run queue backs up and the trainer's loaders wait for cores",
         gather(runq, psi, sat, rise, ctx),
         weight=max(runq.weight, psi.weight),
     )
+
+
+def _busy_with_writeback(v: SpanView) -> float:
+    """0..1: the CPU is busy writing a flood of dirty pages while tasks stall on I/O.
+
+    Filling the page cache (the writer's copies) and flushing it (flusher threads, and
+    whatever stacked driver sits below: loop, dm-crypt, compression) costs CPU, most
+    visibly on a small host. When a dirty-page surge comes with tasks stalled on I/O,
+    the busy CPU is the burst's own work, and the burst is the cause that explains both.
+    """
+    dirty, wb, _ = writeback_surge(v)
+    surge = max(dirty.score, wb.score)
+    if surge <= 0.0:
+        return 0.0
+    io = v.up("psi.io.some_avg10", (3.0, 10.0), (10.0, 40.0), "I/O pressure", prior=1.0)
+    return surge * io.score
 
 
 def numa_remote(v: SpanView) -> Finding:
