@@ -32,6 +32,8 @@ if str(ROOT) not in sys.path:  # run as a script: make `agent` and `bpf` importa
 # A sibling module: bench/ is a folder of scripts, not a package.
 from workloads import loop_device, spawn  # noqa: E402
 
+from bpf.loader import COLLECTORS  # noqa: E402
+
 RUNQLAT = "/usr/sbin/runqlat-bpfcc"
 CONDITIONS = ("none", "idletune", "runqlat")
 PINGPONG_CPU = (os.cpu_count() or 1) - 1
@@ -198,7 +200,8 @@ def report(
         drops = [x["drops"] for x in agents]
         print(f"\nagent RSS while collecting: max {max(rss):.0f} MiB (median {med(rss):.0f})")
         print(f"agent peak RSS, compile included: {max(hwm):.0f} MiB")
-        print(f"agent start (compile + attach, 6 collectors): median {med(start):.1f} s")
+        n = len(COLLECTORS)
+        print(f"agent start (compile + attach, {n} collectors): median {med(start):.1f} s")
         print(f"agent drops per run: {drops}")
 
 

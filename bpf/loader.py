@@ -72,23 +72,17 @@ COLLECTORS: dict[str, CollectorSpec] = {
                 _TP("block", "block_rq_complete", ("dev", "sector", "nr_sector", "rwbs")),
             ),
         ),
+        # One program per hot tracepoint: run-queue latency, blocked time, switches and migrations.
         CollectorSpec(
-            "runqlat",
-            "runqlat.bpf.c",
+            "sched",
+            "sched.bpf.c",
             (
                 _TP("sched", "sched_wakeup", ("pid",)),
                 _TP("sched", "sched_wakeup_new", ("pid",)),
                 _TP("sched", "sched_switch", ("prev_pid", "prev_state", "next_pid")),
-                _TP("sched", "sched_process_exit", ("pid",)),
-            ),
-        ),
-        CollectorSpec(
-            "offcpu",
-            "offcpu.bpf.c",
-            (
-                _TP("sched", "sched_switch", ("prev_pid", "prev_state")),
-                _TP("sched", "sched_wakeup", ("pid",)),
                 _TP("sched", "sched_migrate_task", ()),
+                _TP("sched", "sched_process_exit", ("pid",)),
+                _TP("sched", "sched_process_free", ("pid",)),
             ),
         ),
         CollectorSpec(

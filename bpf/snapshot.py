@@ -29,14 +29,14 @@ class BlockRaw:
 
 
 # Per-thread run-queue histograms in the kernel keep TID_SLOTS slots, the
-# first standing for slot TID_SLOT_BASE of the host histogram (runqlat.bpf.c).
+# first standing for slot TID_SLOT_BASE of the host histogram (sched.bpf.c).
 TID_SLOTS = 32
 TID_SLOT_BASE = 8
 
 
 @dataclass
 class CgroupCounts:
-    """One cgroup's scheduling over an interval, summed over CPUs (runqlat.bpf.c, struct cg_rq)."""
+    """One cgroup's scheduling over an interval, summed over CPUs (sched.bpf.c, struct cg_rq)."""
 
     waits: int = 0
     wait_ns: int = 0
@@ -109,16 +109,28 @@ def read_block(c: Collector) -> BlockRaw:
     return raw
 
 
-def read_runqlat(c: Collector, watch_tids: Iterable[int]) -> RunqRaw:
-    """The host histogram of the interval, the running histograms of `watch_tids`, and
-    every cgroup's counts of the interval (drained, so each event is read once)."""
-    raw = RunqRaw(host_ns={i: n for i, n in enumerate(c.array_delta("hist")) if n})
+def read_sched(c: Collector, watch_tids: Iterable[int]) -> tuple[RunqRaw, OffcpuRaw]:
+    """One read of the scheduler collector's maps.
+
+    Run-queue side: the host histogram of the interval, the running histograms
+    of `watch_tids`, every cgroup's counts of the interval (drained, so each
+    event is read once). Off-CPU side: switches and migrations of the interval,
+    blocked totals and sleeps in progress of `watch_tids`. Each watched
+    thread's entry is looked up once for both.
+    """
+    switches, migrations = c.array_delta("counters")
+    rq = RunqRaw(host_ns={i: n for i, n in enumerate(c.array_delta("hist")) if n})
+    off = OffcpuRaw(switches=switches, migrations=migrations)
     for tid in watch_tids:
         t = c.lookup("tasks", tid)
-        if t is not None:
-            raw.per_tid_total[tid] = [int(n) for n in t.hist]
+        if t is None:
+            continue
+        rq.per_tid_total[tid] = [int(n) for n in t.hist]
+        off.blocked_total_ns[tid] = int(t.blocked_ns)
+        if t.slept_ns:
+            off.sleeping_since_ns[tid] = int(t.slept_ns)
     for k, leaf in c.drain_hash("cgroups"):
-        cg = raw.cgroups.setdefault(_u32(k), CgroupCounts())
+        cg = rq.cgroups.setdefault(_u32(k), CgroupCounts())
         for per_cpu in leaf:
             cg.waits += int(per_cpu.waits)
             cg.wait_ns += int(per_cpu.wait_ns)
@@ -126,21 +138,7 @@ def read_runqlat(c: Collector, watch_tids: Iterable[int]) -> RunqRaw:
             cg.switches += int(per_cpu.switches)
             cg.run_ns += int(per_cpu.run_ns)
             cg.blocked_ns += int(per_cpu.blocked_ns)
-    return raw
-
-
-def read_offcpu(c: Collector, watch_tids: Iterable[int]) -> OffcpuRaw:
-    """Counters of the interval; blocked totals and sleep in progress of `watch_tids`."""
-    switches, migrations = c.array_delta("counters")
-    raw = OffcpuRaw(switches=switches, migrations=migrations)
-    for tid in watch_tids:
-        t = c.lookup("tasks", tid)
-        if t is None:
-            continue
-        raw.blocked_total_ns[tid] = int(t.blocked_ns)
-        if t.sleep_ns:
-            raw.sleeping_since_ns[tid] = int(t.sleep_ns)
-    return raw
+    return rq, off
 
 
 def read_vmscan(c: Collector) -> VmscanRaw:

@@ -115,7 +115,7 @@ def assert_within_one_bucket(what: str, ours_us: float | None, theirs: Log2Hist,
 
 
 def test_block_and_runq_latency_agree_with_bpftrace(tmp_path: Path) -> None:
-    src = BpfSource(collectors=["block", "runqlat"])
+    src = BpfSource(collectors=["block", "sched"])
     try:
         st = src.start()
         assert st.live, st.reason

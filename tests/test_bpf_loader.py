@@ -16,6 +16,16 @@ def test_all_collector_programs_exist() -> None:
         assert "TRACEPOINT_PROBE" in spec.path.read_text()
 
 
+def test_each_tracepoint_has_one_program() -> None:
+    """Every program on a tracepoint pays its dispatch: the hot scheduler ones are shared by no two."""
+    seen: dict[str, str] = {}
+    for spec in COLLECTORS.values():
+        for tp in spec.tracepoints:
+            assert tp.id not in seen, f"{tp.id} in both {seen[tp.id]} and {spec.name}"
+            seen[tp.id] = spec.name
+    assert seen["sched:sched_switch"] == seen["sched:sched_wakeup"] == "sched"
+
+
 def test_find_tracefs(tmp_path: Path) -> None:
     fs = HostFS(tmp_path)
     assert find_tracefs(fs) is None
@@ -46,7 +56,7 @@ def test_probe_reports_missing_event_and_field(tmp_path: Path) -> None:
         "tracepoint block:block_rq_complete lacks field nr_sector"
     )
     # Other collectors are unaffected.
-    assert probe(COLLECTORS["runqlat"], fs, "/sys/kernel/tracing") is None
+    assert probe(COLLECTORS["sched"], fs, "/sys/kernel/tracing") is None
 
 
 def test_headers_reason(tmp_path: Path) -> None:

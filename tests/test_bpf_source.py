@@ -81,15 +81,17 @@ def fill_maps(bcc: FakeBcc) -> None:
             "drops": FakeTable(array=[[0, 0]]),
         }
     )
-    bcc.tables.setdefault("runqlat", {}).update(
+    bcc.tables.setdefault("sched", {}).update(
         {
             "hist": FakeTable(array=hist_array({10: 990, 17: 10})),
+            "counters": FakeTable(array=[per_cpu(6000), per_cpu(40)]),
             # Threads 42 and 43 belong to the job; 44 does not and must not count.
+            # 42 is the job's main thread: its blocked total gives the job's offcpu_frac.
             "tasks": FakeTable(
                 lookups={
-                    42: ns(hist=tid_counts({10: 50})),
-                    43: ns(hist=tid_counts({14: 50})),
-                    44: ns(hist=[9] * 32),
+                    42: ns(hist=tid_counts({10: 50}), blocked_ns=500_000_000, slept_ns=0),
+                    43: ns(hist=tid_counts({14: 50}), blocked_ns=7 * 10**9, slept_ns=0),
+                    44: ns(hist=[9] * 32, blocked_ns=9 * 10**9, slept_ns=0),
                 }
             ),
             # Cgroup 7's counts of the interval on each of the two CPUs.
@@ -105,13 +107,6 @@ def fill_maps(bcc: FakeBcc) -> None:
                 ]
             ),
             "drops": FakeTable(array=[[1, 2]]),
-        }
-    )
-    bcc.tables.setdefault("offcpu", {}).update(
-        {
-            "counters": FakeTable(array=[per_cpu(6000), per_cpu(40)]),
-            "tasks": FakeTable(lookups={42: ns(sleep_ns=0, blocked_ns=500_000_000)}),
-            "drops": FakeTable(array=[[0, 4]]),
         }
     )
     bcc.tables.setdefault("vmscan", {}).update(
@@ -141,10 +136,10 @@ def test_unknown_collector_is_a_bug() -> None:
 
 def test_not_root(host: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    src = BpfSource(HostFS(host), collectors=["block", "runqlat"])
+    src = BpfSource(HostFS(host), collectors=["block", "sched"])
     st = src.start()
     assert not st.live and "not root" in st.reason and "\n" not in st.reason
-    assert {n: s.live for n, s in src.collector_status().items()} == {"block": False, "runqlat": False}
+    assert {n: s.live for n, s in src.collector_status().items()} == {"block": False, "sched": False}
     assert src.collect() == {}
     src.close()
     assert src.drops() == {}
@@ -187,7 +182,7 @@ def test_start_collect_close(host: Path, as_root: None, fake_bcc: FakeBcc, clock
     assert "writeback (compile/attach of writeback.bpf.c failed: Failed to compile" in st.reason
     assert "filemap (tracepoint filemap:mm_filemap_add_to_page_cache not in this kernel)" in st.reason
     status = src.collector_status()
-    assert [n for n, s in status.items() if s.live] == ["block", "runqlat", "offcpu", "vmscan"]
+    assert [n for n, s in status.items() if s.live] == ["block", "sched", "vmscan"]
     assert "more lines" not in status["writeback"].reason
 
     fill_maps(fake_bcc)
@@ -210,7 +205,7 @@ def test_start_collect_close(host: Path, as_root: None, fake_bcc: FakeBcc, clock
     assert m["mem.kswapd_wakeups_per_s"] == 3.0
     assert "sched.gone.runq_lat_p99_us" not in m
     assert not any(k.startswith("mem.dirty_throttle") or k.startswith("mem.pagecache") for k in m)
-    assert src.drops() == {"block": 0, "runqlat": 3, "offcpu": 4, "vmscan": 0}
+    assert src.drops() == {"block": 0, "sched": 3, "vmscan": 0}
     cg = src.cgroups()
     assert cg is not None and cg.elapsed_s == 2.0
     assert cg.counts == {7: CgroupCounts(4, 40_000, 400, 6, 10, 25)}
@@ -228,9 +223,9 @@ def test_start_collect_close(host: Path, as_root: None, fake_bcc: FakeBcc, clock
 
     src.close()
     src.close()
-    assert [b.cleanups for b in fake_bcc.loaded] == [1, 1, 1, 1]
+    assert [b.cleanups for b in fake_bcc.loaded] == [1, 1, 1]
     assert src.collect() == {}
-    assert src.drops() == {"block": 0, "runqlat": 3, "offcpu": 4, "vmscan": 0}
+    assert src.drops() == {"block": 0, "sched": 3, "vmscan": 0}
     assert not any(s.live for s in src.collector_status().values())
 
 

@@ -1,7 +1,8 @@
 """Per-cgroup state vectors for schedulers and RL agents that place work across hosts.
 
-From the run-queue collector's in-kernel per-cgroup counts of one interval (seconds
-old, not a scrape's 15-60 s), for every cgroup whose tasks waited on a run queue:
+From the sched collector's in-kernel per-cgroup counts of one interval (seconds
+old, not a scrape's 15-60 s; each thread's counts reach its cgroup within 8 ms,
+see bpf/sched.bpf.c), for every cgroup whose tasks waited on a run queue:
 
     log1p(mean run-queue wait, µs), log1p(its standard deviation, µs),
     off-CPU ratio (blocked / (blocked + waiting + running), 0..1),

@@ -152,16 +152,14 @@ class BpfSource:
         loaded = dict(self._loaded)
         if (c := loaded.get("block")) is not None:
             out.update(block_metrics(snapshot.read_block(c), elapsed_s, self._names, self._seen_devs))
-        if (c := loaded.get("runqlat")) is not None:
+        if (c := loaded.get("sched")) is not None:
             tids = {job: self._tids(pids) for job, pids in jobs.items() if pids}
-            watch = set().union(*tids.values()) if tids else set()
-            rq = snapshot.read_runqlat(c, watch)
+            mains = {job: pids[0] for job, pids in jobs.items() if pids}
+            watch = set(mains.values()).union(*tids.values())
+            rq, off = snapshot.read_sched(c, watch)
             out.update(runq_metrics(rq, tids, self._tid_hists))
             self._cgroups = CgroupReading(t=time.time(), elapsed_s=elapsed_s, counts=rq.cgroups)
-        if (c := loaded.get("offcpu")) is not None:
-            mains = {job: pids[0] for job, pids in jobs.items() if pids}
-            raw = snapshot.read_offcpu(c, mains.values())
-            out.update(offcpu_metrics(raw, elapsed_s, mains, self._carry, time.monotonic_ns()))
+            out.update(offcpu_metrics(off, elapsed_s, mains, self._carry, time.monotonic_ns()))
         if (c := loaded.get("vmscan")) is not None:
             out.update(vmscan_metrics(snapshot.read_vmscan(c), elapsed_s))
         if (c := loaded.get("writeback")) is not None:
@@ -171,7 +169,7 @@ class BpfSource:
         return out
 
     def cgroups(self) -> CgroupReading | None:
-        """Per-cgroup counts of the last collect (None before one, or without runqlat)."""
+        """Per-cgroup counts of the last collect (None before one, or without the sched collector)."""
         return self._cgroups
 
     def _tids(self, pids: list[int]) -> set[int]:
