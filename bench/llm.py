@@ -25,8 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agent.diagnosis.engine import diagnose
 from agent.llm.backend import Model
 from agent.llm.loader import LLMSettings, open_model
-from agent.proposers.llm import LLMProposer, LLMStats
-from agent.proposers.rules import RuleProposer, load_policies
+from agent.proposers.llm import factory
 from evals.harness import load_all
 
 BUNDLED = Path(__file__).resolve().parent.parent / "evals" / "incidents"
@@ -66,12 +65,12 @@ def main() -> None:
     if opened.model is None:
         print(f"no model: {opened.why_not}")
         return
-    stats = LLMStats()
-    rules = load_policies([])
+    # As `idletune eval --proposer llm` makes them: one proposer per incident, one model, one tally.
+    make, stats, _ = factory(LLMSettings(threads=args.threads))
     latencies: list[float] = []
     for _ in range(args.passes):
         for _id, report, diagnosis in cases:
-            proposer = LLMProposer(opened.model, RuleProposer(rules), stats=stats)
+            proposer = make()
             t = time.perf_counter()
             proposer.decide(report, diagnosis)
             if proposer.last is not None and proposer.last.completion is not None:

@@ -94,7 +94,11 @@ def test_values_are_one_step_from_now_inside_bounds() -> None:
             "decision schema",
         ),
         (reply([{"primitive": "vm.swappiness", "value": 20, "reason": REASON}]), "decision schema"),
-        (reply([{"primitive": "vm.dirty_background_ratio", "value": 1, "reason": "x"}]), "decision schema"),
+        (reply([{"primitive": "vm.dirty_background_ratio", "value": 1, "reason": "abc"}]), "decision schema"),
+        (
+            reply([{"primitive": "vm.dirty_background_ratio", "value": 1, "reason": "a" * 121}]),
+            "decision schema",
+        ),
         (
             reply(
                 [{"primitive": "vm.dirty_background_ratio", "value": 1, "reason": "set it to 1 now please"}]
@@ -196,9 +200,8 @@ def test_prompt_leads_with_the_constant_rules_for_the_prefix_cache() -> None:
     assert first.messages[0] == second.messages[0]
     assert first.messages[0]["role"] == "system" and "writeback_burst" not in first.messages[0]["content"]
     user = first.messages[1]["content"]
-    assert "writeback_burst on" not in user and "1. writeback_burst 82%" in user
-    assert "mem.dirty_mib = 5233" in user
-    assert "- vm.dirty_background_ratio: now 10, may become 1 or 40" in user
+    assert "cause writeback_burst 82%: mem.dirty_mib = 5233, baseline 200, threshold 1000" in user
+    assert "- vm.dirty_background_ratio: 10 -> 1 or 40" in user
 
 
 def test_policy_hints_keep_the_policys_primitives_and_directions() -> None:
@@ -212,8 +215,10 @@ def test_policy_hints_keep_the_policys_primitives_and_directions() -> None:
     ra = options(report(), diagnosis("readahead_mismatch"), hints)
     assert [(o.primitive.id, o.values) for o in ra] == [("block.read_ahead_kb", (128, 16384))]
     # A cause the policy has no rule for offers the catalogue's primitives for it, either way.
-    cpu = {o.knob: o.values for o in options(report(), diagnosis("cpu_contention"), hints)}
+    cpu = {o.knob: o.values for o in options(report(), diagnosis("cpu_contention"), {})}
     assert cpu == {"loader.workers@sdxl": (0, 32)}
+    # A cause the policy only explains (a no-op rule, no action rule) offers nothing.
+    assert options(report(), diagnosis("cpu_contention"), hints) == []
     # A cause the policy covers with primitives this host lacks offers nothing.
     assert options(report(), diagnosis("storage_latency"), hints) == []
 
@@ -223,7 +228,7 @@ def test_policy_hints_reach_the_model_through_the_proposer() -> None:
     p = LLMProposer(model, rules(), hints=policy_hints(load_policies([])))
     p.propose(report(), diagnosis())
     user = model.calls[0].messages[1]["content"]
-    assert "vm.dirty_background_ratio: now 10, may become 1 (" in user and "block.nr_requests" not in user
+    assert "- vm.dirty_background_ratio: 10 -> 1\n" in user and "block.nr_requests" not in user
 
 
 def test_build_without_a_model_falls_back_in_one_line() -> None:

@@ -20,10 +20,16 @@ from agent.diagnosis.model import Category, Diagnosis
 from agent.grounding import check_grounded
 from agent.llm import prompts
 from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message, Model
-from agent.llm.render import clean, evidence_line, host_names, plain, render_report
+from agent.llm.render import clean, evidence_line, host_names, plain, quote_names, render_report
 from agent.report import HealthReport
 
-MAX_TOKENS = 120
+MAX_TOKENS = 80
+# Under the 1,500-token ceiling: a chat turn re-reads only the question, but the first one
+# evaluates the whole report, and a 135M model loses the diagnosis in a long one.
+REPORT_BUDGET = 700
+# Under the 1,500-token ceiling: a chat turn re-reads only the question, but the first one
+# evaluates the whole report, and a 135M model loses the diagnosis in a long one.
+REPORT_BUDGET = 800
 HISTORY_TURNS = 3
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -53,7 +59,7 @@ def _keep(sentence: str, report: HealthReport, d: Diagnosis) -> bool:
 def facts(report: HealthReport, d: Diagnosis) -> list[str]:
     """What every answer carries from the diagnosis: the top cause's figures, and the gaps."""
     names = host_names(report, d)
-    out = [f"Figures: {evidence_line(e, names)}" for e in d.top.evidence[:3]]
+    out = [f"Figures: {evidence_line(e, names, rule=False)}" for e in d.top.evidence[:3]]
     gaps = [*report.missing(), *(m for m in d.missing if m not in report.missing())]
     out += [f"Not enough evidence: {clean(g, 160)}" for g in gaps]
     return out
@@ -73,12 +79,26 @@ class Conversation:
         system = (
             prompts.fill("system.md")
             + "\n\n"
-            + prompts.fill("report.md", report=render_report(self.report, self.diagnosis, count=count))
+            + prompts.fill(
+                "report.md",
+                report=render_report(self.report, self.diagnosis, count=count, budget=REPORT_BUDGET),
+            )
         )
         out: list[Message] = [{"role": "system", "content": system}]
         for q, a in self.history[-HISTORY_TURNS:]:
             out += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
-        out.append({"role": "user", "content": prompts.fill("chat.md", question=f'"{plain(question, 300)}"')})
+        out.append(
+            {
+                "role": "user",
+                "content": prompts.fill(
+                    "chat.md",
+                    summary=quote_names(
+                        paragraph(self.report, self.diagnosis), host_names(self.report, self.diagnosis), 600
+                    ),
+                    question=f'"{plain(question, 300)}"',
+                ),
+            }
+        )
         return out
 
     def ask(self, question: str) -> Answer:
@@ -97,6 +117,8 @@ class Conversation:
         if done.finish == "error":
             return self._from_diagnosis(f"model error: {done.error}", done)
         said = [s.strip() for s in _SENTENCE.split(plain(done.text, 1200)) if s.strip()]
+        if done.finish == "length" and said and not said[-1].endswith((".", "!", "?")):
+            said.pop()  # cut off by max_tokens mid-sentence
         kept = [s for s in said if _keep(s, r, d)]
         if not any(_mentions(s, d.top.category) for s in kept):
             return self._from_diagnosis("the model's answer did not state the diagnosis' top cause", done)

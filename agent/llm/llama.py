@@ -22,6 +22,9 @@ from typing import Any
 from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message
 
 N_CTX = 2048
+# Greedy decoding of a 135M model falls into loops ("The top figure is ... The top figure is");
+# a mild penalty on recent tokens breaks them. Under a grammar it only reorders allowed tokens.
+REPEAT_PENALTY = 1.15
 
 
 def default_threads() -> int:
@@ -40,7 +43,14 @@ def _grammar(schema_json: str) -> Any:
 
 
 class LlamaModel:
-    def __init__(self, path: str | Path, *, n_ctx: int = N_CTX, threads: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        n_ctx: int = N_CTX,
+        threads: int | None = None,
+        repeat_penalty: float = REPEAT_PENALTY,
+    ) -> None:
         import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
@@ -52,6 +62,7 @@ class LlamaModel:
             model_path=str(path), n_ctx=n_ctx, n_threads=n, n_threads_batch=n, seed=0, verbose=False
         )
         self.load_seconds = time.monotonic() - started
+        self.repeat_penalty = repeat_penalty
         self._lock = threading.Lock()
         llm = self._llm
         eos_id, bos_id = llm.token_eos(), llm.token_bos()
@@ -107,6 +118,7 @@ class LlamaModel:
                 prompt,
                 max_tokens=max_tokens,
                 temperature=0.0,
+                repeat_penalty=self.repeat_penalty,
                 stop=[self._eos] if self._eos else [],
                 stopping_criteria=self._stopping([past_deadline]),
                 grammar=grammar,

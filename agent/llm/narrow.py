@@ -32,8 +32,10 @@ MAX_TARGETS = 4
 MAX_OPTIONS = 8
 MAX_ACTIONS = 1
 # Reasons are words only: a digit the model makes up cannot pass for a figure of the report.
-REASON_PATTERN = r"^[A-Za-z][A-Za-z ,.;:'()-]{9,59}$"
-REASON_SCHEMA: dict[str, Any] = {"type": "string", "pattern": REASON_PATTERN}
+REASON_PATTERN = r"^[A-Za-z][A-Za-z ,.;:'()-]{3}[A-Za-z ,.;:'()-]*$"
+# An unbounded pattern keeps llama.cpp's grammar small (a bounded repetition expands into nested
+# rules that slow every decoded token several times over); the length is checked after decoding.
+REASON_SCHEMA: dict[str, Any] = {"type": "string", "pattern": REASON_PATTERN, "maxLength": 120}
 
 
 @dataclass
@@ -54,6 +56,9 @@ def policy_hints(policies: Iterable[Policy | Rule]) -> dict[tuple[Category, str]
     for rule in rules:
         act = rule.action
         if act is None:
+            # A no-op rule: the operator explains this cause; "" marks it for _primitives.
+            for cause in rule.causes:
+                out.setdefault((cause, ""), Hint())
             continue
         for cause in rule.causes:
             h = out.setdefault((cause, act.primitive.id), Hint())
@@ -134,11 +139,12 @@ def _keep(values: tuple[KnobValue, ...], current: KnobValue, hint: Hint | None) 
 
 
 def _primitives(cause: Cause, hints: Hints) -> list[Primitive]:
-    """The policy's primitives for the cause in rule order when it has any, else the catalogue's."""
+    """The policy's primitives for the cause in rule order when it has any; none when the policy
+    only explains the cause (no-op rules alone); else the catalogue's."""
     catalogue = [p for p in for_cause(cause.category) if p.proposable]
     ruled = [p.id for p in catalogue if (cause.category, p.id) in hints]
     if not ruled:
-        return catalogue
+        return [] if (cause.category, "") in hints else catalogue
     order = [pid for (cat, pid) in hints if cat is cause.category]
     return sorted((p for p in catalogue if p.id in ruled), key=lambda p: order.index(p.id))
 

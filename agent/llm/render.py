@@ -15,13 +15,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from agent.diagnosis.fmt import fmt, pct
-from agent.diagnosis.model import Category, Diagnosis, Evidence
+from agent.diagnosis.model import Category, Cause, Diagnosis, Evidence
 from agent.report import HealthReport
 from agent.vocabulary import parse
 
 # What survives of a host string: enough for names and paths, nothing that opens a
 # quote, a chat-template marker (`<|im_start|>`), markup or a JSON object.
-_UNSAFE = re.compile(r"[^A-Za-z0-9 _.,:;=/@+\-]")
+_UNSAFE = re.compile(r"[^A-Za-z0-9 _.,:;=/@+%'()µ°\-]")
 NAME_LIMIT = 48
 TEXT_LIMIT = 240
 DEFAULT_BUDGET = 1500  # prompt tokens for the report and diagnosis of an 8-GPU host
@@ -164,13 +164,13 @@ def _families(d: Diagnosis | None) -> set[str]:
     return out
 
 
-def evidence_line(e: Evidence, names: list[str]) -> str:
+def evidence_line(e: Evidence, names: list[str], *, rule: bool = True) -> str:
     parts = [f"{metric_label(e.metric)} = {fmt(e.observed)}"]
     if e.baseline is not None:
         parts.append(f"baseline {fmt(e.baseline)}")
     if e.threshold is not None:
         parts.append(f"threshold {fmt(e.threshold)}")
-    return ", ".join(parts) + f" ({quote_names(e.rule, names, 120)})"
+    return ", ".join(parts) + (f" ({quote_names(e.rule, names, 120)})" if rule else "")
 
 
 def render_diagnosis(report: HealthReport, d: Diagnosis, *, causes: int = 3, evidence: int = 3) -> str:
@@ -201,7 +201,8 @@ def render_report(
     count: Callable[[str], int] | None = None,
     budget: int = DEFAULT_BUDGET,
 ) -> str:
-    """Header, jobs, knobs and figures; figure lines the diagnosis does not cite go first when over budget."""
+    """Header, jobs and knobs, the diagnosis, then the figures; over budget, the figure lines the
+    diagnosis does not cite are left out first. The facts lead: a small model reads them best."""
     head = _header(report)
     figures = _figure_lines(report, _families(diagnosis))
     tail = [render_diagnosis(report, diagnosis)] if diagnosis is not None else []
@@ -209,16 +210,21 @@ def render_report(
     dropped = 0
     while True:
         note = [f"({dropped} figure lines left out for length)"] if dropped else []
-        text = "\n".join([*head, "figures, window values:", *figures, *note, *tail])
+        text = "\n".join([*head, *tail, "figures, window values:", *figures, *note])
         if measure(text) <= budget or not figures:
             return text
         figures.pop()
         dropped += 1
 
 
-def render_brief(report: HealthReport, d: Diagnosis) -> str:
-    """What one decision needs: the host in a line and the diagnosis' top causes with their
-    strongest figures. A decision prompt's length is its latency on two cores."""
+def render_brief(report: HealthReport, d: Diagnosis, causes: list[Cause]) -> str:
+    """What one decision needs: the host in a line and each top cause with its strongest figure.
+    A decision prompt's length is its latency on two cores (about 250 prompt tokens a second)."""
     h = report.host
-    head = f"host: {h.cpus} CPUs, {h.numa_nodes} NUMA nodes, {h.gpus} GPUs"
-    return head + "\n" + render_diagnosis(report, d, causes=2, evidence=2)
+    names = host_names(report, d)
+    lines = [f"host: {h.cpus} CPUs, {h.gpus} GPUs"]
+    for c in causes:
+        on = f" on {quote(c.target)}" if c.target else ""
+        fig = f": {evidence_line(c.evidence[0], names, rule=False)}" if c.evidence else ""
+        lines.append(f"cause {c.category.value}{on} {pct(c.confidence)}{fig}")
+    return "\n".join(lines)

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from agent.diagnosis.fmt import pct
 from agent.diagnosis.model import Diagnosis
 from agent.llm import narrow, prompts
 from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message, Model
@@ -26,7 +25,9 @@ from agent.proposers.policy import Policy
 from agent.report import HealthReport
 
 Source = Literal["llm", "rules"]
-MAX_TOKENS = 96
+# A decision is about 25 grammar-forced tokens and a short reason; a reply cut off here is
+# invalid and the rules answer, which bounds the worst case on a slow host.
+MAX_TOKENS = 72
 
 
 @dataclass
@@ -57,34 +58,18 @@ class Decision:
 
 
 def decision_messages(report: HealthReport, diagnosis: Diagnosis, opts: list[narrow.Option]) -> list[Message]:
-    """The constant system rules first (a prefix every decision shares in the model's cache),
-    then the brief: host, top causes, their figures, the options."""
-    system = prompts.fill("system.md")
-    causes = ", ".join(f"{c.category.value} {pct(c.confidence)}" for c in narrow.top_causes(diagnosis))
+    """The constant rules and reply format first (a prefix every decision shares in the model's
+    cache), then only what this decision adds: host, top causes, their figures, the options.
+    A decision prompt's length is its latency on two cores."""
+    system = prompts.fill("system.md") + "\n\n" + prompts.fill("decide.md")
     lines = []
     for o in opts:
         on = f" on {quote(str(o.target))}" if o.target is not None else ""
         values = " or ".join(str(v) for v in o.values)
-        lines.append(
-            f"- {o.primitive.id}{on}: now {o.current}, may become {values} (for {o.cause.category.value}). "
-            f"{o.primitive.description}"
-        )
-    user = prompts.fill(
-        "decide.md",
-        brief=render_brief(report, diagnosis),
-        causes=causes or "none",
-        options="\n".join(lines),
-        example=_example(opts),
-    )
+        lines.append(f"- {o.primitive.id}{on}: {o.current} -> {values}")
+    brief = render_brief(report, diagnosis, narrow.top_causes(diagnosis))
+    user = prompts.fill("options.md", brief=brief, options="\n".join(lines))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
-
-
-def _example(opts: list[narrow.Option]) -> str:
-    """The reply's shape with placeholders: a concrete example is what a small model copies."""
-    act = '{"primitive": "<setting>", "target": "<target, if the option has one>", "value": <new value>, '
-    act += '"reason": "<why, in words>"}'
-    noop = '{"actions": [], "noop_reason": "<why nothing, in words>"}'
-    return f'{{"actions": [{act}]}}\nor\n{noop}' if opts else noop
 
 
 class LLMProposer:
