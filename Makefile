@@ -20,6 +20,16 @@ lint: bootstrap
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
+# Every benchmark, its figures recorded in bench/results/ for the README (needs root for eBPF).
+bench: bootstrap
+	$(BIN)/python bench/overhead.py --json bench/results/overhead.json
+	$(BIN)/python bench/diagnose.py --json bench/results/diagnose.json
+	$(BIN)/python bench/eval.py --json bench/results/eval.json
+	$(BIN)/python bench/hook.py --json bench/results/hook.json
+	$(BIN)/python bench/api.py --json bench/results/api.json
+	$(BIN)/python bench/llm.py --json bench/results/llm.json
+	$(BIN)/idletune eval evals/incidents --proposer llm --json > bench/results/eval-llm.json
+
 # The README's results table: the bundled suite scored, beside the bench figures.
 results: bootstrap
 	$(BIN)/python bench/readme_results.py

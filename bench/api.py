@@ -24,6 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make `bench` importable
+    sys.path.insert(0, str(ROOT))
+
+from bench.figures import write_figures  # noqa: E402
+
 INCIDENT = ROOT / "evals" / "incidents" / "checkpoint-writeback-burst"
 
 
@@ -132,6 +137,7 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=20.0, help="seconds of load at most")
     ap.add_argument("--requests", type=int, default=20000, help="requests in all at most")
     ap.add_argument("--path", default="/v1/report")
+    ap.add_argument("--json", type=Path, help="also write the figures to this file as JSON")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as state_dir:
@@ -154,6 +160,20 @@ def main() -> None:
     print(f"  latency p50   {pct(ok, 0.50) * 1000:.2f} ms")
     print(f"  latency p99   {pct(ok, 0.99) * 1000:.2f} ms")
     print(f"  latency max   {max(ok, default=float('nan')) * 1000:.2f} ms")
+    write_figures(
+        args.json,
+        "api",
+        {
+            "path": args.path,
+            "clients": args.clients,
+            "rate_per_client": args.rate,
+            "requests_ok": len(ok),
+            "errors": errors,
+            "req_per_s": round(len(ok) / wall, 1),
+            "p50_ms": round(pct(ok, 0.50) * 1000, 2),
+            "p99_ms": round(pct(ok, 0.99) * 1000, 2),
+        },
+    )
 
 
 if __name__ == "__main__":

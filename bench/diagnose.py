@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent.diagnosis.engine import diagnose
 from agent.diagnosis.model import Category
+from bench.figures import write_figures
 from evals.synth import DEV_NAMES, SynthJob, incident, scenario
 
 
@@ -37,6 +38,7 @@ def _median_ms(fn: Callable[[], object], runs: int) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--json", type=Path, help="also write the figures to this file as JSON")
     args = ap.parse_args()
     jobs = [SynthJob(f"job{k}", [2 * k, 2 * k + 1], 16, 1000 + k, 300.0, 64) for k in range(4)]
     sc = scenario(
@@ -65,6 +67,18 @@ def main() -> None:
         f"top cause {top.category.value}"
     )
     print(f"build_report (apart): {report_ms[0]:.1f} ms wall, {report_ms[1]:.1f} ms CPU")
+    write_figures(
+        args.json,
+        "diagnose",
+        {
+            "samples": len(window),
+            "metrics": metrics,
+            "runs": args.runs,
+            "diagnose_ms_wall": round(diag_ms[0], 2),
+            "diagnose_ms_cpu": round(diag_ms[1], 2),
+            "build_report_ms_wall": round(report_ms[0], 2),
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ the files included. Never fails on the figures.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -20,6 +19,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent.proposers.rules import RuleProposer, load_policies
+from bench.figures import write_figures
 from evals.harness import load_all, replay, score
 from evals.incident import Incident
 
@@ -43,7 +43,6 @@ def measure(dirs: list[Path], runs: int) -> dict[str, Any]:
         replay_rates.append(n / (t2 - t1) if t2 > t1 else 0.0)
         total_rates.append(n / (t2 - t0) if t2 > t0 else 0.0)
     return {
-        "bench": "eval",
         "incidents": len(incidents),
         "runs": runs,
         "incidents_per_s": round(statistics.median(replay_rates), 1),
@@ -63,8 +62,7 @@ def main() -> None:
         f"({figures['incidents_per_s_with_loading']:.1f}/s with reading the files), "
         f"median of {figures['runs']} runs over {figures['incidents']} incidents (target: 20/s or more)"
     )
-    if args.json is not None:
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    write_figures(args.json, "eval", figures)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent.hook import WatchedLoader, watch
+from bench.figures import write_figures
 
 STEP_S = 0.010
 
@@ -97,6 +98,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--json", type=Path, help="also write the figures to this file as JSON")
     args = ap.parse_args()
 
     made: list[WatchedLoader[Any]] = []
@@ -140,6 +142,11 @@ def main() -> None:
             f"({r['hook_per_batch_pct_of_10ms']:.3f}% of step)"
         )
     print(f"  watched loaders that reached the agent: {connected} (target: overhead under 1% of the step)")
+    write_figures(
+        args.json,
+        "hook",
+        {"step_ms": STEP_S * 1000, "runs": args.runs, "results": results, "connected": connected},
+    )
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from agent.diagnosis.engine import diagnose
 from agent.llm.backend import Model
 from agent.llm.loader import LLMSettings, open_model
 from agent.proposers.llm import factory
+from bench.figures import write_figures
 from evals.harness import load_all
 
 BUNDLED = Path(__file__).resolve().parent.parent / "evals" / "incidents"
@@ -49,6 +50,7 @@ def main() -> None:
     ap.add_argument("dirs", nargs="*", type=Path, default=[BUNDLED])
     ap.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: every core)")
     ap.add_argument("--passes", type=int, default=1, help="times over the incidents")
+    ap.add_argument("--json", type=Path, help="also write the figures to this file as JSON")
     args = ap.parse_args()
 
     incidents, errors = load_all(args.dirs)
@@ -105,6 +107,21 @@ def main() -> None:
     prompt_tps, gen_tps = raw_speed(opened.model)
     print(f"raw speed: prompt {prompt_tps:.0f} tokens/s, generation {gen_tps:.1f} tokens/s")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    if latencies:
+        write_figures(
+            args.json,
+            "llm",
+            {
+                "model": opened.model.name,
+                "model_calls": len(latencies),
+                "p50_s": round(pct(latencies, 0.5), 3),
+                "p95_s": round(pct(latencies, 0.95), 3),
+                "load_s": round(load_s, 3),
+                "rss_mib": round(rss1, 1),
+                "tokens_per_s": round(gen_tps, 1),
+                "prompt_tokens_per_s": round(prompt_tps, 1),
+            },
+        )
 
 
 def raw_speed(model: Model) -> tuple[float, float]:

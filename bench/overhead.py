@@ -24,14 +24,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make `agent` and `bpf` importable
     sys.path.insert(0, str(ROOT))
 
-# A sibling module: bench/ is a folder of scripts, not a package.
-from workloads import loop_device, spawn  # noqa: E402
-
+from bench.figures import write_figures  # noqa: E402
+from bench.workloads import loop_device, spawn  # noqa: E402
 from bpf.loader import COLLECTORS  # noqa: E402
 
 RUNQLAT = "/usr/sbin/runqlat-bpfcc"
@@ -119,6 +119,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--agent", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--json", type=Path, help="also write the figures to this file as JSON")
     a = ap.parse_args()
     if a.agent:
         return run_agent()
@@ -164,7 +165,8 @@ def main() -> int:
                             agent_reports.append(json.loads(out.strip().splitlines()[-1]))
             print(f"round {r + 1}/{a.rounds} done", file=sys.stderr, flush=True)
 
-    report(rates, conditions, agent_reports, base_switches, a.rounds, a.seconds)
+    figures = report(rates, conditions, agent_reports, base_switches, a.rounds, a.seconds)
+    write_figures(a.json, "overhead", figures)
     return 0
 
 
@@ -175,8 +177,10 @@ def report(
     base_switches: list[float],
     rounds: int,
     seconds: float,
-) -> None:
+) -> dict[str, Any]:
+    """Print the figures; return them for the JSON record."""
     med: Callable[[list[float]], float] = statistics.median
+    figures: dict[str, Any] = {"rounds": rounds, "seconds": seconds, "workloads": []}
     print(f"idletune collector overhead: {rounds} rounds, {seconds:g} s per run, {os.cpu_count()} CPUs")
     print(
         f"ping-pong bare (pinned to CPU {PINGPONG_CPU}): {med(base_switches):,.0f} context switches/s (host)"
@@ -185,6 +189,7 @@ def report(
     for w, by_cond in rates.items():
         print(f"\n{w} ({units[w]})")
         base = by_cond["none"]
+        slowdowns: dict[str, float] = {}
         for cond in conditions:
             vals = by_cond[cond]
             line = f"  {cond:9s} median {med(vals):>11,.0f}"
@@ -192,7 +197,15 @@ def report(
                 slow = [(1 - v / b) * 100 for v, b in zip(vals, base, strict=True)]
                 rounds_txt = ", ".join(f"{s:.1f}" for s in slow)
                 line += f"   slowdown median {med(slow):5.1f} %  (per round: {rounds_txt})"
+                slowdowns[cond] = med(slow)
             print(line)
+        figures["workloads"].append(
+            {
+                "name": w,
+                "idletune_pct": round(slowdowns.get("idletune", float("nan")), 2),
+                "runqlat_pct": round(slowdowns.get("runqlat", float("nan")), 2),
+            }
+        )
     if agents:
         rss = [float(str(x["rss_mb"])) for x in agents]
         hwm = [float(str(x["hwm_mb"])) for x in agents]
@@ -203,6 +216,10 @@ def report(
         n = len(COLLECTORS)
         print(f"agent start (compile + attach, {n} collectors): median {med(start):.1f} s")
         print(f"agent drops per run: {drops}")
+        figures["rss_mib"] = max(rss)
+        figures["peak_rss_mib"] = max(hwm)
+    figures["bare_switches_per_s"] = round(med(base_switches))
+    return figures
 
 
 if __name__ == "__main__":

@@ -1,89 +1,218 @@
-"""Regenerate the results table in README.md from the eval harness and the bench figures.
+"""Regenerate the README's results tables from the eval harness and the recorded bench figures.
 
-    .venv/bin/python bench/readme_results.py [BENCH_JSON ...]      (or: make results)
+    .venv/bin/python bench/readme_results.py        (or: make results)
 
-Scores the bundled suite with the rule proposer beside the constant baseline, adds the
-throughput of bench/eval.py (from the JSON files given, else measured now), and writes the
-table between the README's results markers. Everything else in the README is left as it is;
-a README without the markers gets them appended.
+Scores the bundled suite with the rule proposer beside the constant baseline (and the LLM
+proposer, when its figures are recorded), and renders the figures each benchmark wrote to
+bench/results/ (`make bench` runs them all). Writes between the README's markers; everything
+else in the README is left as it is.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent.proposers.rules import RuleProposer, load_policies
+from bench.figures import RESULTS, read_all
 from evals.harness import EvalRun, evaluate
-from evals.results_table import Row, markdown
+from evals.results_table import ROWS, Row, markdown
+from evals.scoring import Summary
 
 ROOT = Path(__file__).resolve().parent.parent
-START, END = "<!-- results:start -->", "<!-- results:end -->"
 README = ROOT / "README.md"
 SUITE = ROOT / "evals" / "incidents"
+RESULTS_MARKS = ("<!-- results:start -->", "<!-- results:end -->")
+BENCH_MARKS = ("<!-- bench:start -->", "<!-- bench:end -->")
+LLM_MARKS = ("<!-- llm:start -->", "<!-- llm:end -->")
+# `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
+LLM_EVAL = "eval-llm.json"
+
+# One row per benchmark: what it measures, the figure, the target, the command.
+BenchRow = tuple[str, str, str, str]
 
 
-def bench_rows(figures: list[dict[str, Any]]) -> list[Row]:
-    rows: list[Row] = []
-    for f in figures:
-        if f.get("bench") == "eval":
-            rows.append(
-                (
-                    "replay throughput, rules (bench/eval.py)",
-                    f"{f['incidents_per_s']:.1f} incidents/s",
-                    "-",
-                )
+def _overhead(f: dict[str, Any]) -> list[BenchRow]:
+    rows: list[BenchRow] = []
+    for w in f.get("workloads", []):
+        rows.append(
+            (
+                f"collector slowdown, {w['name']} (median of {f['rounds']} interleaved pairs)",
+                f"idletune {w['idletune_pct']:.1f}% · bcc runqlat {w['runqlat_pct']:.1f}%",
+                "≤ 3%, and ≤ runqlat",
+                "bench/overhead.py",
             )
+        )
+    if "rss_mib" in f:
+        rows.append(("agent RSS while reporting", f"{f['rss_mib']:.0f} MiB", "≤ 150 MB", "bench/overhead.py"))
     return rows
 
 
-def section(run: EvalRun, figures: list[dict[str, Any]]) -> str:
+def _diagnose(f: dict[str, Any]) -> list[BenchRow]:
+    return [
+        (
+            f"diagnosis, {f['samples']} samples × {f['metrics']} metrics (median of {f['runs']})",
+            f"{f['diagnose_ms_wall']:.1f} ms wall, {f['diagnose_ms_cpu']:.1f} ms CPU",
+            "< 20 ms",
+            "bench/diagnose.py",
+        )
+    ]
+
+
+def _eval(f: dict[str, Any]) -> list[BenchRow]:
+    return [
+        (
+            f"eval replay, rules ({f['incidents']} incidents, median of {f['runs']})",
+            f"{f['incidents_per_s']:.1f} incidents/s",
+            "≥ 20/s",
+            "bench/eval.py",
+        )
+    ]
+
+
+def _hook(f: dict[str, Any]) -> list[BenchRow]:
+    return [
+        (
+            f"trainer hook, {r['label']} ({f['step_ms']:.0f} ms step)",
+            f"{r['hook_per_batch_us']:.2f} µs/batch ({r['hook_per_batch_pct_of_10ms']:.3f}% of step)",
+            "< 1% of step",
+            "bench/hook.py",
+        )
+        for r in f["results"]
+    ]
+
+
+def _api(f: dict[str, Any]) -> list[BenchRow]:
+    return [
+        (
+            f"GET {f['path']}, {f['clients']} clients at {f['rate_per_client']:g} req/s each",
+            f"p50 {f['p50_ms']:.1f} ms, p99 {f['p99_ms']:.1f} ms, {f['errors']} errors",
+            "p99 < 50 ms, no errors",
+            "bench/api.py",
+        )
+    ]
+
+
+def _llm(f: dict[str, Any]) -> list[BenchRow]:
+    return [
+        (
+            f"LLM proposal latency ({f['model_calls']} model calls, embedded model, 2 cores)",
+            f"p50 {f['p50_s']:.2f} s, p95 {f['p95_s']:.2f} s; generation {f['tokens_per_s']:.0f} tokens/s",
+            "p50 ≤ 1.5 s, p95 ≤ 3 s",
+            "bench/llm.py",
+        ),
+        (
+            "LLM model load, RSS",
+            f"{f['load_s']:.2f} s, {f['rss_mib']:.0f} MiB",
+            "≤ 2 s, ≤ 600 MB",
+            "bench/llm.py",
+        ),
+    ]
+
+
+RENDER: dict[str, Callable[[dict[str, Any]], list[BenchRow]]] = {
+    "overhead": _overhead,
+    "diagnose": _diagnose,
+    "eval": _eval,
+    "hook": _hook,
+    "api": _api,
+    "llm": _llm,
+}
+
+
+def bench_section(docs: dict[str, dict[str, Any]]) -> str:
+    lines = [
+        BENCH_MARKS[0],
+        "",
+        "Recorded by `make bench` on this project's 2-core test machine (figures in `bench/results/`);",
+        "regenerate the table with `make results`. The machine is shared, so the load average at the",
+        "time of each run is given beside it.",
+        "",
+        "| measure | figure | target | command | when (load avg) |",
+        "|---|---|---|---|---|",
+    ]
+    for name, render in RENDER.items():
+        doc = docs.get(name)
+        if doc is None:
+            continue
+        when = f"{doc['measured_at'][:10]} ({doc['load_avg_1m']:.1f})"
+        for what, figure, target, command in render(doc["figures"]):
+            lines.append(f"| {what} | {figure} | {target} | `{command}` | {when} |")
+    lines += ["", BENCH_MARKS[1]]
+    return "\n".join(lines)
+
+
+def results_section(run: EvalRun) -> str:
     note = (
         f"`idletune eval evals/incidents --proposer rules` on the bundled suite "
         f"({run.summary.incidents} incidents, {run.summary.invalid} invalid). "
         "Regenerate with `make results`."
     )
-    return "\n".join([START, "", note, "", markdown(run, bench_rows(figures)), "", END])
+    rows: list[Row] = []
+    return "\n".join([RESULTS_MARKS[0], "", note, "", markdown(run, rows), "", RESULTS_MARKS[1]])
 
 
-def replace_section(text: str, new: str) -> str:
+def llm_section(rules: EvalRun, doc: dict[str, Any] | None) -> str:
+    """The LLM proposer beside the rules on the same suite, and who answered its decisions."""
+    lines = [LLM_MARKS[0], ""]
+    if doc is None:
+        lines += ["No LLM run recorded yet: `make bench` records one.", "", LLM_MARKS[1]]
+        return "\n".join(lines)
+    llm = Summary.model_validate(doc["summary"])
+    lines += [
+        "`idletune eval evals/incidents --proposer llm --json` beside the rules, on the same suite",
+        "and the same diagnoses. Every decoded proposal is validated again and invalid or late output",
+        "is replaced by the rules' answer, so schema validity is 1.00 by construction, not by the model.",
+        "",
+        "| score | proposer: rules | proposer: llm |",
+        "|---|---:|---:|",
+    ]
+    for label, show in ROWS:
+        lines.append(f"| {label} | {show(rules.summary)} | {show(llm)} |")
+    stats = doc.get("llm") or {}
+    if stats:
+        own, decisions = stats.get("llm_used", 0), stats.get("decisions", 0)
+        lines += [
+            "",
+            f"Who answered the {decisions} decisions: the model's own proposal {own}; the rules "
+            f"{decisions - own} (no option to choose {stats.get('no_choice', 0)}, invalid output "
+            f"{stats.get('fallback_invalid', 0)}, timeout {stats.get('fallback_timeout', 0)}, "
+            f"error {stats.get('fallback_error', 0)}, "
+            f"model unavailable {stats.get('fallback_unavailable', 0)}).",
+        ]
+    lines += ["", LLM_MARKS[1]]
+    return "\n".join(lines)
+
+
+def replace_section(text: str, marks: tuple[str, str], new: str) -> str:
     """`text` with the marked section replaced by `new`; appended when there are no markers."""
-    start, end = text.find(START), text.find(END)
+    start, end = text.find(marks[0]), text.find(marks[1])
     if start == -1 or end == -1 or end < start:
         return text.rstrip("\n") + "\n\n" + new + "\n"
-    return text[:start] + new + text[end + len(END) :]
-
-
-def _run_eval_bench() -> dict[str, Any]:
-    """bench/eval.py's figures, from its own JSON output: the table shows what the bench prints."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "eval.json"
-        subprocess.run(
-            [sys.executable, str(ROOT / "bench" / "eval.py"), "--json", str(out), str(SUITE)],
-            check=True,
-        )
-        figures: dict[str, Any] = json.loads(out.read_text())
-    return figures
+    return text[:start] + new + text[end + len(marks[1]) :]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("bench_json", nargs="*", type=Path, help="figures written by bench/eval.py --json")
     ap.add_argument("--readme", type=Path, default=README)
+    ap.add_argument("--results", type=Path, default=RESULTS, help="folder of recorded bench figures")
     args = ap.parse_args()
     policies = load_policies([], with_default=True)
     run = evaluate([SUITE], lambda: RuleProposer(policies), on_error=lambda e: print(f"invalid: {e}"))
-    figures = [json.loads(p.read_text()) for p in args.bench_json] or [_run_eval_bench()]
     text = args.readme.read_text() if args.readme.exists() else "# idletune\n"
-    args.readme.write_text(replace_section(text, section(run, figures)))
-    print(f"wrote the results table to {args.readme}")
+    text = replace_section(text, RESULTS_MARKS, results_section(run))
+    llm_file = args.results / LLM_EVAL
+    llm_doc = json.loads(llm_file.read_text()) if llm_file.exists() else None
+    text = replace_section(text, LLM_MARKS, llm_section(run, llm_doc))
+    text = replace_section(text, BENCH_MARKS, bench_section(read_all(args.results)))
+    args.readme.write_text(text)
+    print(f"wrote the results tables to {args.readme}")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ def _int(v: int) -> str:
 # Figures a constant answer has no value for: it takes no time and reads no model.
 _NOT_FOR_BASELINE = {"latency p50", "latency p95", "LLM tokens"}
 
-_ROWS: list[tuple[str, Callable[[Summary], str]]] = [
+ROWS: list[tuple[str, Callable[[Summary], str]]] = [
     ("incidents scored", lambda s: _int(s.incidents)),
     ("invalid incidents", lambda s: _int(s.invalid)),
     ("root cause AC@1", lambda s: _rate(s.ac1)),
@@ -52,7 +52,7 @@ def headers(run: EvalRun) -> tuple[str, str, str]:
 def rows(run: EvalRun) -> list[Row]:
     return [
         (label, show(run.summary), "-" if label in _NOT_FOR_BASELINE else show(run.baseline.summary))
-        for label, show in _ROWS
+        for label, show in ROWS
     ]
 
 

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench.figures import read_all, write_figures
+from bench.readme_results import BENCH_MARKS, bench_section, replace_section
+
+
+def test_recorded_figures_round_trip_and_render(tmp_path: Path) -> None:
+    write_figures(
+        tmp_path / "diagnose.json",
+        "diagnose",
+        {"samples": 600, "metrics": 201, "runs": 9, "diagnose_ms_wall": 17.94, "diagnose_ms_cpu": 17.5,
+         "build_report_ms_wall": 3.0},
+    )
+    write_figures(None, "ignored", {})  # no path: nothing written
+    (tmp_path / "stray.json").write_text(json.dumps({"not": "a bench"}))
+    docs = read_all(tmp_path)
+    assert set(docs) == {"diagnose"} and docs["diagnose"]["cpus"]
+    text = bench_section(docs)
+    assert text.startswith(BENCH_MARKS[0]) and text.endswith(BENCH_MARKS[1])
+    row = "| diagnosis, 600 samples × 201 metrics (median of 9) | 17.9 ms wall, 17.5 ms CPU | < 20 ms |"
+    assert row in text
+
+
+def test_replace_section_keeps_the_rest_of_the_readme() -> None:
+    marks = ("<!-- a -->", "<!-- b -->")
+    text = "# title\nintro\n<!-- a -->\nold\n<!-- b -->\ntail\n"
+    new = "<!-- a -->new<!-- b -->"
+    assert replace_section(text, marks, new) == "# title\nintro\n" + new + "\ntail\n"
+    assert replace_section("# t\n", marks, "X") == "# t\n\nX\n"
