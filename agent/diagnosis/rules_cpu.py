@@ -67,6 +67,15 @@ def _cpu_pressure(v: SpanView) -> tuple[Signal, Signal, Signal, Signal]:
     return sat, runq, psi, ctx
 
 
+def job_delayed(v: SpanView) -> float | None:
+    """0..1: the jobs' own threads wait for a CPU (their run-queue latency rose); None unmeasured."""
+    signals = [
+        v.up(n, (3.0, 12.0), (200.0, 1500.0), f"run-queue latency p99 of {j}")
+        for j, n in v.job_names("sched.<job>.runq_lat_p99_us")
+    ]
+    return best(signals).score if signals else None
+
+
 def dataloader_starvation(v: SpanView) -> Finding:
     ex = v.data_wait_excess()
     # Without trainer figures the GPUs idling is the only sign of waiting, and a weak one.
@@ -79,6 +88,11 @@ def dataloader_starvation(v: SpanView) -> Finding:
     )
     cpu = v.level("cpu.util_pct") if v.frame.has("cpu.util_pct") else float("nan")
     idle = ramp(cpu, 92.0, 70.0) if cpu == cpu else 0.5
+    # What matters is CPU the job could have: a host kept busy by others while the job's
+    # threads still run promptly (its run-queue latency stayed low) withholds none of it.
+    delayed = job_delayed(v)
+    if delayed is not None:
+        idle = max(idle, 1.0 - ramp(delayed, 0.1, 0.4))
     wr = workers_per_core(v)
     few = _workers_evidence(
         v,
@@ -135,6 +149,12 @@ def cpu_contention(v: SpanView) -> Finding:
         ramp(max(runq.score, psi.score), 0.1, 0.4) * (1.0 - 0.85 * over.score) * (0.4 + 0.6 * v.data_side())
     )
     score *= 1.0 - 0.75 * _busy_with_writeback(v)
+    # Contention means the job's own threads wait for a CPU. Where their run-queue latency is
+    # measured and stays low, the backed-up queue is other tasks waiting on each other (or on
+    # a job that holds its cores), and the job's lost work has another cause.
+    delayed = job_delayed(v)
+    if delayed is not None:
+        score *= ramp(delayed, 0.1, 0.4)
     return Finding(
         score,
         "other work takes the CPU: the run queue backs up and the trainer's loaders wait for cores",

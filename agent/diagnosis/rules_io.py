@@ -154,6 +154,12 @@ def readahead_mismatch(v: SpanView) -> Finding:
         # Re-reads of evicted pages stream at whatever size readahead gives them; a larger
         # window only evicts more of what the reader still needs.
         small_score *= 1.0 - 0.85 * thrashing(v).score
+        # A device that serves (next to) no reads in the span is not what the trainer waits
+        # on, whatever size its rare requests have (the data came from the page cache).
+        iops_name = f"io.{dev}.read_iops"
+        reading = ramp(v.level(iops_name), 1.0, 10.0) if v.frame.has(iops_name) else 1.0
+        small_score *= reading
+        large_score *= reading
         x = v.level(req_name)
         if small_score >= large_score and small_score > found.score:
             found = Finding(

@@ -1,0 +1,79 @@
+"""Whose CPU it is: a host kept busy by others while the job's own threads run promptly is not
+contention, and a trainer loading its own batches on such a host is starved of loader workers;
+when the job's threads do wait for a CPU, it is contention. A device serving no reads is not
+what the trainer waits on, whatever size its rare requests have."""
+
+from __future__ import annotations
+
+import random
+
+from agent.diagnosis.engine import diagnose
+from agent.diagnosis.model import Category, Diagnosis
+from agent.report import HostInfo, JobInfo, build_report
+from agent.sample import Sample
+from agent.window import Window
+
+
+def _diagnose(job_runq_us: float, seed: int = 1, n: int = 40) -> Diagnosis:
+    rng = random.Random(seed)
+
+    def j(x: float) -> float:
+        return x * (1.0 + rng.uniform(-0.05, 0.05))
+
+    samples = []
+    for t in range(n):
+        m = {
+            "trainer.job.data_wait_frac": j(0.93),
+            "trainer.job.samples_per_s": j(800.0),
+            "trainer.job.step_time_ms": j(80.0),
+            "cpu.util_pct": min(100.0, j(99.0)),
+            "psi.cpu.some_avg10": j(20.0),
+            "sched.runq_lat_p99_us": j(4000.0),
+            "sched.job.runq_lat_p99_us": j(job_runq_us),
+            # Loading in its own process: the main thread never sleeps waiting for batches.
+            "sched.job.offcpu_frac": j(0.001),
+            "psi.io.some_avg10": j(0.3),
+            # The data set is cached: one rare read of readahead size, else nothing.
+            "io.sdb.read_iops": 12.0 if t == 5 else 0.0,
+            "io.sdb.read_kbps": 1536.0 if t == 5 else 0.0,
+            "io.sdb.write_kbps": 0.0,
+            "mem.dirty_mib": j(4.0),
+            "mem.available_mib": j(20000.0),
+        }
+        if t == 5:
+            m["io.sdb.avg_req_kb"] = 128.0
+            m["io.sdb.lat_p50_us"] = 200.0
+            m["io.sdb.lat_p99_us"] = 600.0
+        samples.append(Sample(t=float(t), m=m))
+    w = Window(samples=samples)
+    report = build_report(
+        w,
+        HostInfo(cpus=4, gpus=0, block_devices=["sdb"]),
+        knobs={"block.read_ahead_kb@sdb": 128},
+        jobs=[JobInfo(name="job", loader_workers=0)],
+    )
+    return diagnose(w, report)
+
+
+def _ranked(d: Diagnosis) -> list[tuple[str, float]]:
+    return [(c.category.value, c.confidence) for c in d.causes]
+
+
+def test_busy_host_that_does_not_delay_the_job_leaves_it_starved_not_contended() -> None:
+    for seed in range(5):
+        d = _diagnose(job_runq_us=300.0, seed=seed)
+        assert d.top.category is Category.DATALOADER_STARVATION, _ranked(d)
+        contention = next(c for c in d.causes if c.category is Category.CPU_CONTENTION)
+        assert contention.confidence < 0.3
+
+
+def test_busy_host_that_delays_the_job_is_contention() -> None:
+    for seed in range(5):
+        d = _diagnose(job_runq_us=20000.0, seed=seed)
+        assert d.top.category is Category.CPU_CONTENTION, _ranked(d)
+
+
+def test_an_idle_device_is_not_a_readahead_problem() -> None:
+    d = _diagnose(job_runq_us=300.0)
+    ra = next(c for c in d.causes if c.category is Category.READAHEAD_MISMATCH)
+    assert ra.confidence < 0.1, _ranked(d)
