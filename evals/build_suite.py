@@ -21,7 +21,7 @@ from typing import Any
 from agent.diagnosis.model import Category
 from evals.incident import Incident
 from evals.suite_truth import truth
-from evals.synth import DROPOUTS, Scenario, render, scenario, write_incident
+from evals.synth import DROPOUTS, Scenario, incident, render, scenario, write_incident
 
 PREFIX = "syn-"
 DEFAULT_OUT = Path(__file__).resolve().parent / "incidents"
@@ -119,31 +119,9 @@ def build(e: Entry) -> Incident:
         *(["distractor", *(f"distractor:{d}" for d in sc.distractors)] if sc.distractors else []),
         *([f"degraded:{dropped}"] if dropped else []),
     ]
-    data = {
-        "schema_version": 1,
-        "id": incident_id(sc),
-        "title": title(sc),
-        "tags": tags,
-        "host": {
-            "cpus": sc.cpus,
-            "numa_nodes": sc.numa_nodes,
-            "gpus": sc.gpus,
-            "gpu_model": sc.gpu_model,
-            "kernel": "6.8.0",
-            "block_devices": list(sc.devices),
-        },
-        "interval_s": sc.interval_s,
-        "knobs": dict(sc.knobs),
-        "jobs": [
-            {"name": j.name, "pid": j.pid, "gpus": j.gpus, "loader_workers": j.workers} for j in sc.jobs
-        ],
-        "events": [],
-        "question": "Why are my GPUs idle?",
-        "truth": truth(sc, samples),
-    }
-    inc = Incident.model_validate(data)
-    inc.samples = samples
-    return inc
+    return incident(
+        sc, incident_id=incident_id(sc), title=title(sc), tags=tags, truth=truth(sc, samples), samples=samples
+    )
 
 
 def _files(folder: Path) -> dict[str, bytes]:

@@ -250,13 +250,23 @@ def render(sc: Scenario) -> list[Sample]:
     return out
 
 
-def incident(sc: Scenario) -> Incident:
-    truth = actions_for(sc)
+def incident(
+    sc: Scenario,
+    *,
+    incident_id: str | None = None,
+    title: str | None = None,
+    tags: list[str] | None = None,
+    truth: dict[str, Any] | None = None,
+    samples: list[Sample] | None = None,
+) -> Incident:
+    """The scenario as a v1 incident; the suite builder gives its own id, title, tags and truth."""
     data = {
         "schema_version": 1,
-        "id": sc.id,
-        "title": f"Synthetic {sc.category.value} on a {sc.cpus}-core host with {sc.gpus} GPUs",
-        "tags": [
+        "id": incident_id or sc.id,
+        "title": title or f"Synthetic {sc.category.value} on a {sc.cpus}-core host with {sc.gpus} GPUs",
+        "tags": tags
+        if tags is not None
+        else [
             "synthetic",
             sc.category.value if sc.category != Category.NONE else "no-fault",
             *(["distractor"] if sc.distractors else []),
@@ -276,10 +286,10 @@ def incident(sc: Scenario) -> Incident:
         ],
         "events": [],
         "question": "Why are my GPUs idle?",
-        "truth": truth,
+        "truth": truth if truth is not None else actions_for(sc),
     }
     inc = Incident.model_validate(data)
-    inc.samples = render(sc)
+    inc.samples = samples if samples is not None else render(sc)
     return inc
 
 
