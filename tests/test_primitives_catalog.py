@@ -48,7 +48,8 @@ SPEC_TARGETS = {
     "gpu.power_limit_w": TargetKind.GPU,
 }
 
-EXAMPLE = Path("/work/shared/spec/examples/checkpoint-writeback-burst/incident.yaml")
+# The spec's example, as bundled with the evaluation suite (a verbatim copy).
+EXAMPLE = Path(__file__).resolve().parent.parent / "evals/incidents/checkpoint-writeback-burst/incident.yaml"
 
 
 def test_every_spec_id_exists_and_nothing_else() -> None:
