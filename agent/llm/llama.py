@@ -43,6 +43,10 @@ def _grammar(schema_json: str) -> Any:
 
 
 class LlamaModel:
+    def close(self) -> None:
+        """Free the model now: llama.cpp's own finaliser fails when it runs during interpreter exit."""
+        self._llm.close()
+
     def __init__(
         self,
         path: str | Path,

@@ -7,6 +7,7 @@ why, and the rules answer alone.
 
 from __future__ import annotations
 
+import atexit
 import importlib.resources
 import importlib.util
 import os
@@ -103,8 +104,19 @@ def open_model(settings: LLMSettings) -> Opened:
             return Opened(None, why)
     key = (str(path), settings.n_ctx, settings.threads)
     if key not in _OPEN:
+        if not _OPEN:
+            atexit.register(_close_all)
         _OPEN[key] = _load_gguf(Path(str(path)), settings)
     return _OPEN[key]
+
+
+def _close_all() -> None:
+    """Free loaded models before interpreter exit tears down what their finalisers need."""
+    for opened in _OPEN.values():
+        close = getattr(opened.model, "close", None)
+        if callable(close):
+            close()
+    _OPEN.clear()
 
 
 def _load_gguf(path: Path, settings: LLMSettings) -> Opened:
