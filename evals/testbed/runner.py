@@ -192,9 +192,11 @@ class Testbed:
         return data
 
     def kpi(self, seconds: float) -> KPI:
+        """The KPI over at least `seconds`, and never less than the scenario's own window:
+        a shorter one than a cycle of its fault measures where in the cycle it fell."""
         time.sleep(self.sc.settle_s)
         a = self.read_status()
-        time.sleep(seconds)
+        time.sleep(max(seconds, self.sc.min_window_s))
         b = self.read_status()
         if a is None or b is None or b["t"] <= a["t"]:
             raise TestbedError("the trainer stopped writing its status")

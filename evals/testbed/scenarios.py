@@ -40,6 +40,9 @@ class Scenario:
     read_iops: int | None = None  # blkio throttle of the job's reads from the data device
     read_bps: int | None = None
     settle_s: float = 2.0  # seconds after the first step before measuring
+    # Shortest window that measures the KPI steadily: a fault that comes in cycles (a
+    # checkpoint takes seconds to write and flush) needs several cycles in the window.
+    min_window_s: float = 5.0
 
     def phase(self, name: PhaseName) -> Phase:
         return self.fault if name == "fault" else self.fix
@@ -90,6 +93,7 @@ SCENARIOS: dict[str, Scenario] = {
             ),
             fix_note="vm.dirty_background_bytes 32 MiB and vm.dirty_bytes 64 MiB: writeback in small steps",
             drop_behind=True,
+            min_window_s=8.0,
             image_mb=4096,
         ),
         Scenario(
