@@ -201,7 +201,6 @@ def build_loop(
     """The live loop: sources, host channels, journal recovery, gate, ladder. Shared with the demo."""
     from agent.diagnosis.engine import diagnose
     from agent.hook.protocol import state_dir
-    from agent.jobs import OperatorJob
     from agent.live import LiveHost
     from guardrails.approvals import ApprovalStore
     from guardrails.audit import AuditLog
@@ -215,7 +214,7 @@ def build_loop(
     from primitives.host import Host
 
     fs = host_fs()
-    named = [j for j in operator_jobs(jobs) if isinstance(j, OperatorJob)]
+    named = operator_jobs(jobs)
     live = LiveHost(fs, interval_s=config.interval_s, bpf=bpf, operator_jobs=named)
     statuses = live.start()
     for name, st in sorted(statuses.items()):

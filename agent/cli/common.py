@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -11,6 +12,9 @@ from agent.cli.errors import fail
 from agent.hostfs import HostFS
 from agent.report import HealthReport
 from agent.window import Window
+
+if TYPE_CHECKING:
+    from agent.jobs import OperatorJob
 
 # Reads every host path under this root instead of `/`: a recorded or fake host
 # (tests, demos) without touching the real one.
@@ -21,11 +25,11 @@ def host_fs() -> HostFS:
     return HostFS(os.environ.get(ROOT_ENV) or "/")
 
 
-def operator_jobs(specs: list[str] | None) -> list[object]:
+def operator_jobs(specs: list[str] | None) -> list[OperatorJob]:
     """`--job NAME=PID` options, or one clear error."""
     from agent.jobs import JobSpecError, parse_job_spec
 
-    out: list[object] = []
+    out: list[OperatorJob] = []
     for spec in specs or []:
         try:
             out.append(parse_job_spec(spec))
@@ -44,7 +48,6 @@ def observe_live(
 ) -> tuple[Window, HealthReport]:
     """Watch the live host and summarise it; one-line errors for what cannot work."""
     # Imported here: the incident paths must work on a machine without the live sources.
-    from agent.jobs import OperatorJob
     from agent.live import LiveHost
 
     if interval > duration:
@@ -52,7 +55,7 @@ def observe_live(
     fs = host_fs()
     if not fs.path("/proc").is_dir():
         fail(f"no /proc under {fs.root}: set {ROOT_ENV} to a host root or unset it")
-    named = [j for j in operator_jobs(jobs) if isinstance(j, OperatorJob)]
+    named = operator_jobs(jobs)
     live = LiveHost(fs, interval_s=interval, bpf=not no_bpf, operator_jobs=named)
     err = Console(stderr=True)
     if err.is_terminal and not quiet:

@@ -28,7 +28,6 @@ def record_command(
     """Record the live sources into OUT (incident.yaml + series.jsonl); truth is left for a person."""
     # Imported here: `idletune --help` must not pay for the live sources.
     from agent.cli.common import ROOT_ENV, host_fs, operator_jobs
-    from agent.jobs import OperatorJob
     from agent.live import LiveHost
     from evals.recorder import incident_id, only_devices, record, write_incident
 
@@ -38,7 +37,7 @@ def record_command(
         fail(f"--out: the folder name is the incident id; use [a-z0-9-], e.g. {incident_id(out.name)}")
     if (out / "incident.yaml").exists():
         fail(f"{out} already holds an incident; choose another --out")
-    named = [j for j in operator_jobs(job) if isinstance(j, OperatorJob)]
+    named = operator_jobs(job)
     fs = host_fs()
     if not fs.path("/proc").is_dir():
         fail(f"no /proc under {fs.root}: set {ROOT_ENV} to a host root or unset it")

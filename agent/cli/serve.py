@@ -47,7 +47,6 @@ def serve_command(
     # Imported here: the other commands must not pay for FastAPI and uvicorn.
     import uvicorn
 
-    from agent.jobs import OperatorJob
     from agent.service.app import create_app
     from agent.service.ask import ChatAsker
     from agent.service.auth import ensure_state_dir, load_token
@@ -76,7 +75,7 @@ def serve_command(
         fs = host_fs()
         if not fs.path("/proc").is_dir():
             fail(f"no /proc under {fs.root}")
-        named = [j for j in operator_jobs(job) if isinstance(j, OperatorJob)]
+        named = operator_jobs(job)
         live = LiveHost(
             fs, interval_s=interval, bpf=not no_bpf, operator_jobs=named, state_dir=str(directory)
         )
