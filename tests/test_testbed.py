@@ -28,19 +28,7 @@ def _knobs() -> dict[str, str]:
     return {p: Path(p).read_text() for p in paths}
 
 
-# On a quiet host the checkpoint flush of the writeback scenario costs the reader only
-# 5-30% (measured three times in a row: +30%, +20%, +5%); it cleared 20% only while the
-# host was busy. Kept running and reported, not counted, until the fault is made stronger.
-_MARGINAL = {"writeback": "checkpoint flush moves samples/s by only 5-30% on a quiet host"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=False, reason=_MARGINAL[n])) if n in _MARGINAL else n
-        for n in sorted(SCENARIOS)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario_moves_its_kpi(name: str) -> None:
     from evals.testbed.runner import measure, movement
     from evals.testbed.state import state_file
