@@ -28,6 +28,7 @@ bench: bootstrap
 	$(BIN)/python bench/hook.py --json bench/results/hook.json
 	$(BIN)/python bench/api.py --json bench/results/api.json
 	$(BIN)/python bench/llm.py --json bench/results/llm.json
+	$(BIN)/python bench/testbed.py --json bench/results/testbed.json
 	$(BIN)/idletune eval evals/incidents --proposer llm --json > bench/results/eval-llm.json
 
 # The README's results table: the bundled suite scored, beside the bench figures.

@@ -116,6 +116,19 @@ def _llm(f: dict[str, Any]) -> list[BenchRow]:
     ]
 
 
+def _testbed(f: dict[str, Any]) -> list[BenchRow]:
+    return [
+        (
+            f"testbed {s['name']}: fault → fix, samples/s (median of {s['runs']} runs)",
+            f"{s['fault_samples_per_s']:.0f} → {s['fix_samples_per_s']:.0f} "
+            f"({s['moved_median_pct']:+.0f}%, lowest run {s['moved_min_pct']:+.0f}%)",
+            "≥ +20%",
+            "bench/testbed.py",
+        )
+        for s in f["scenarios"]
+    ]
+
+
 RENDER: dict[str, Callable[[dict[str, Any]], list[BenchRow]]] = {
     "overhead": _overhead,
     "diagnose": _diagnose,
@@ -123,6 +136,7 @@ RENDER: dict[str, Callable[[dict[str, Any]], list[BenchRow]]] = {
     "hook": _hook,
     "api": _api,
     "llm": _llm,
+    "testbed": _testbed,
 }
 
 

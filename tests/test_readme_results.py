@@ -11,8 +11,14 @@ def test_recorded_figures_round_trip_and_render(tmp_path: Path) -> None:
     write_figures(
         tmp_path / "diagnose.json",
         "diagnose",
-        {"samples": 600, "metrics": 201, "runs": 9, "diagnose_ms_wall": 17.94, "diagnose_ms_cpu": 17.5,
-         "build_report_ms_wall": 3.0},
+        {
+            "samples": 600,
+            "metrics": 201,
+            "runs": 9,
+            "diagnose_ms_wall": 17.94,
+            "diagnose_ms_cpu": 17.5,
+            "build_report_ms_wall": 3.0,
+        },
     )
     write_figures(None, "ignored", {})  # no path: nothing written
     (tmp_path / "stray.json").write_text(json.dumps({"not": "a bench"}))
@@ -30,3 +36,25 @@ def test_replace_section_keeps_the_rest_of_the_readme() -> None:
     new = "<!-- a -->new<!-- b -->"
     assert replace_section(text, marks, new) == "# title\nintro\n" + new + "\ntail\n"
     assert replace_section("# t\n", marks, "X") == "# t\n\nX\n"
+
+
+def test_testbed_figures_render_one_row_per_scenario(tmp_path: Path) -> None:
+    scen = {
+        "name": "writeback",
+        "cause": "writeback_burst",
+        "fix": "small dirty limits",
+        "runs": 3,
+        "fault_samples_per_s": 3400.4,
+        "fix_samples_per_s": 5000.0,
+        "fault_data_wait": 0.5,
+        "fix_data_wait": 0.46,
+        "moved_median_pct": 47.0,
+        "moved_min_pct": 46.2,
+    }
+    write_figures(tmp_path / "testbed.json", "testbed", {"seconds": 5.0, "scenarios": [scen]})
+    text = bench_section(read_all(tmp_path))
+    row = (
+        "| testbed writeback: fault → fix, samples/s (median of 3 runs)"
+        " | 3400 → 5000 (+47%, lowest run +46%) |"
+    )
+    assert row in text
