@@ -3,11 +3,14 @@
 Two workloads, each run bare, with idletune's collectors attached (an agent
 process collecting every second), and with /usr/sbin/runqlat-bpfcc attached:
 a pipe ping-pong (context-switch bound) and random 4 KiB O_DIRECT reads of a
-loop device. Conditions are interleaved, their order rotated each round; the
-median per-round slowdown is printed, with the agent's RSS while collecting.
+loop device. An untimed bare run of each comes first (on this VM the first run
+of a series is several percent faster than the rest, which would count as
+overhead of whatever it is compared with). Conditions are interleaved, their
+order rotated each round; the median per-round slowdown is printed, with the
+agent's RSS while collecting.
 Prints figures only: timing on a shared machine is no pass/fail.
 
-    .venv/bin/python bench/overhead.py [--rounds 5] [--seconds 3]
+    .venv/bin/python bench/overhead.py [--rounds 7] [--seconds 3] [--warmup 1]
 """
 
 from __future__ import annotations
@@ -116,7 +119,8 @@ def ctx_switches() -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--warmup", type=int, default=1, help="untimed bare runs of each workload first")
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--agent", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, help="also write the figures to this file as JSON")
@@ -138,6 +142,9 @@ def main() -> int:
             "pingpong": ("pingpong", str(a.seconds), str(PINGPONG_CPU)),
             "dio": ("dio", loop, str(a.seconds)),
         }
+        for _ in range(a.warmup):
+            for args in workloads.values():
+                run_workload(args, a.seconds)
         for r in range(a.rounds):
             order = conditions[r % len(conditions) :] + conditions[: r % len(conditions)]
             for cond in order:

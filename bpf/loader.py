@@ -212,7 +212,7 @@ class Collector:
             return items
 
     def lookup(self, name: str, key: int) -> Any | None:
-        """The value under a u32 key of a shared hash map, or None."""
+        """The value under a u32 key of a shared hash map or an array, or None."""
         t = self.table(name)
         try:
             return t[t.Key(key)]

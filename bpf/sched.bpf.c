@@ -7,34 +7,31 @@
  * after the wakeup is run-queue latency and is not counted twice.
  *
  * Overhead: sched_switch reads the clock once, increments a per-CPU array
- * (inlined by the verifier) and does one hash lookup for the outgoing task
- * and one for the incoming task, with in-place writes; idle (pid 0) costs no
- * lookup. sched_wakeup / sched_wakeup_new read the clock once and do one hash
- * lookup with in-place writes. sched_migrate_task increments a per-CPU array.
+ * and looks up the outgoing and the incoming task; sched_wakeup /
+ * sched_wakeup_new read the clock once and look up the wakee; idle (pid 0)
+ * costs no lookup. A thread's entry lives in a direct-mapped array slot
+ * (tid modulo NSLOTS, tagged with the tid), so a lookup is an inlined array
+ * access plus a tag compare instead of a hash walk; a tid whose slot is held
+ * by another live thread goes to the overflow hash. With pid_max at or below
+ * NSLOTS nothing ever overflows; with a larger pid_max (4194304 under
+ * systemd) a new thread overflows with probability (live threads / NSLOTS).
+ * sched_migrate_task increments a per-CPU array.
  * The per-cgroup hash is touched only when a thread's pending counts are
  * flushed, at most once per FLUSH_NS of that thread (and at its exit), so a
  * thread switching 100k times a second flushes ~1 switch in 800. A thread's
- * entry is inserted the first time it is seen and deleted when the task is
+ * entry is taken the first time it is seen and released when the task is
  * freed; a cgroup's entry is inserted once per interval (user space drains
- * them).
+ * them). Kernel memory: NSLOTS x 352 bytes (11 MiB) for the slots plus the
+ * preallocated overflow hash (2.9 MiB).
  *
  * Measured cost of the programs themselves (kernel.bpf_stats_enabled
  * run_time_ns, its own clock reads included; 2-CPU Firecracker VM, AMD
- * EPYC, pipe ping-pong): ~210-230 ns per sched_switch, ~170-190 ns per
- * wakeup, ~0.6-0.7 us per round trip (2 switches, 2 wakeups at most). bcc's
- * runqlat-bpfcc, same host and workload: ~600 and ~470 ns, ~1.4-1.8 us per
- * round trip (a hash insert at each wakeup and a delete at each switch-in,
- * plus task_struct reads).
+ * EPYC, pipe ping-pong): ~130 ns per sched_switch, ~120 ns per wakeup
+ * (with a hash per thread instead of the slots: ~200 and ~165 ns). bcc's
+ * runqlat-bpfcc, same host and workload: ~600 and ~470 ns (a hash insert at
+ * each wakeup and a delete at each switch-in, plus task_struct reads).
  *
- * Whole-workload slowdown (bench/overhead.py, 5 interleaved rounds of 3 s,
- * all idletune collectors attached, ping-pong pinned to one CPU at
- * ~240-310k switches/s) on a shared 2-CPU VM. Calmest of three runs (1-min
- * load 2.5 falling to 1.9, per-round ping-pong 3.6-14.8 %): ping-pong median
- * 8.2 % (runqlat-bpfcc 17.2 %), O_DIRECT reads 10.3 % (16.6 %). The two
- * runs with other jobs starting mid-run (load up to 3.6, rounds spread over
- * +-25 %) gave ping-pong 14.9 % and -1.1 % (runqlat-bpfcc 22.7 %, 12.2 %).
- * The 3 % target is not shown on this host; the order (idletune below bcc's
- * tool) holds in every run, as in the programs' own run time above.
+ * Whole-workload slowdown: bench/overhead.py (figures in the README).
  *
  * Regular tracepoints cost more to dispatch than the raw (or BTF) tracepoints
  * bcc's runqlat-bpfcc attaches to: before any program runs, perf_trace_*
@@ -47,8 +44,9 @@
  * bpf_get_current_*() describes the waker, so the kernel keeps one entry per
  * tid holding its pending enqueue time, its own run-queue histogram and its
  * running total of blocked ns; user space groups tids into jobs (it lists
- * /proc/<pid>/task of each job pid) and reads only those tids. A sleep still
- * in progress is visible too (slept_ns).
+ * /proc/<pid>/task of each job pid) and reads only those tids, in their slot
+ * (when the tag matches) or else in the overflow hash. A sleep still in
+ * progress is visible too (slept_ns).
  *
  * Per cgroup: a thread's entry accumulates pending counts (run-queue waits
  * with their sum and sum of squares, switch-outs, time on CPU, time blocked);
@@ -101,6 +99,8 @@ struct pending {
 };
 
 struct task_rq {
+    u32 tid;         /* the thread this entry is for; in a slot, 0 when free */
+    u32 pad;
     u64 enqueued_ns; /* 0 when the task is not waiting on a run queue */
     u64 slept_ns;    /* start of a sleep in progress, 0 when none */
     u64 oncpu_ns;    /* when the task went on CPU, 0 while it is off */
@@ -119,7 +119,13 @@ struct cg_rq {
     u64 blocked_ns; /* asleep, counted at wakeup */
 };
 
-BPF_HASH(tasks, u32, struct task_rq, 16384);
+/* A power of two: the slot is the tid's low bits. Tests compile it smaller to
+ * force threads into the overflow hash. */
+#ifndef NSLOTS
+#define NSLOTS 32768
+#endif
+BPF_ARRAY(slots, struct task_rq, NSLOTS);
+BPF_HASH(tasks, u32, struct task_rq, 8192); /* overflow: tids whose slot is taken */
 BPF_PERCPU_HASH(cgroups, u64, struct cg_rq, 4096);
 BPF_PERCPU_ARRAY(hist, u64, 64);
 BPF_PERCPU_ARRAY(counters, u64, 2);
@@ -138,6 +144,37 @@ static __always_inline void count(int idx)
     u64 *c = counters.lookup(&idx);
     if (c)
         (*c)++;
+}
+
+/* The entry of `tid`: its slot when the tag matches, else the overflow hash. */
+static __always_inline struct task_rq *task_get(u32 tid)
+{
+    u32 idx = tid & (NSLOTS - 1);
+    struct task_rq *t = slots.lookup(&idx);
+    if (t && t->tid == tid)
+        return t;
+    return tasks.lookup(&tid);
+}
+
+/* A new entry for `tid` holding `fresh`: its slot when free, else the
+ * overflow hash. NULL (and a drop) when both are full. Two CPUs taking one
+ * free slot for two different tids at once is possible in principle; the
+ * later tag wins and the other thread moves to the overflow hash at its next
+ * event, so one event may be counted to the wrong thread. */
+static __always_inline struct task_rq *task_new(u32 tid, struct task_rq *fresh)
+{
+    u32 idx = tid & (NSLOTS - 1);
+    fresh->tid = tid;
+    struct task_rq *t = slots.lookup(&idx);
+    if (t && t->tid == 0) {
+        __builtin_memcpy(t, fresh, sizeof(*t));
+        return t;
+    }
+    if (tasks.update(&tid, fresh) < 0) {
+        dropped();
+        return 0;
+    }
+    return tasks.lookup(&tid);
 }
 
 /* Add the current thread's pending counts to its cgroup. */
@@ -165,7 +202,7 @@ static __always_inline void enqueue(u32 tid)
     if (tid == 0)
         return;
     u64 now = bpf_ktime_get_ns();
-    struct task_rq *t = tasks.lookup(&tid);
+    struct task_rq *t = task_get(tid);
     if (t) {
         if (t->slept_ns && now > t->slept_ns) {
             u64 b = now - t->slept_ns;
@@ -179,24 +216,19 @@ static __always_inline void enqueue(u32 tid)
     struct task_rq fresh = {};
     fresh.enqueued_ns = now;
     fresh.flushed_ns = now;
-    if (tasks.update(&tid, &fresh) < 0)
-        dropped();
+    task_new(tid, &fresh);
 }
 
 /* The outgoing task is current: the moment to learn its cgroup. */
 static __always_inline void switch_out(u32 tid, long state, u64 now)
 {
-    struct task_rq *t = tasks.lookup(&tid);
+    struct task_rq *t = task_get(tid);
     if (!t) {
         if (state & STATE_EXITING)
             return; /* its last switch: an entry now would never be deleted */
         struct task_rq fresh = {};
         fresh.flushed_ns = now;
-        if (tasks.update(&tid, &fresh) < 0) {
-            dropped();
-            return;
-        }
-        t = tasks.lookup(&tid);
+        t = task_new(tid, &fresh);
         if (!t)
             return;
     }
@@ -214,7 +246,7 @@ static __always_inline void switch_out(u32 tid, long state, u64 now)
 
 static __always_inline void switch_in(u32 tid, u64 now)
 {
-    struct task_rq *t = tasks.lookup(&tid);
+    struct task_rq *t = task_get(tid);
     if (!t)
         return;
     t->oncpu_ns = now;
@@ -276,7 +308,7 @@ TRACEPOINT_PROBE(sched, sched_migrate_task)
 TRACEPOINT_PROBE(sched, sched_process_exit)
 {
     u32 tid = args->pid;
-    struct task_rq *t = tasks.lookup(&tid);
+    struct task_rq *t = task_get(tid);
     if (!t)
         return 0;
     u64 now = bpf_ktime_get_ns();
@@ -291,6 +323,11 @@ TRACEPOINT_PROBE(sched, sched_process_exit)
 TRACEPOINT_PROBE(sched, sched_process_free)
 {
     u32 tid = args->pid;
-    tasks.delete(&tid);
+    u32 idx = tid & (NSLOTS - 1);
+    struct task_rq *t = slots.lookup(&idx);
+    if (t && t->tid == tid)
+        t->tid = 0; /* the slot is free; the next owner overwrites it whole */
+    else
+        tasks.delete(&tid);
     return 0;
 }

@@ -109,6 +109,15 @@ def read_block(c: Collector) -> BlockRaw:
     return raw
 
 
+def _task(c: Collector, tid: int, nslots: int) -> Any | None:
+    """A thread's entry: its slot (tid modulo the slot count) when tagged with it, else the overflow hash."""
+    if nslots:
+        t = c.lookup("slots", tid % nslots)
+        if t is not None and int(t.tid) == tid:
+            return t
+    return c.lookup("tasks", tid)
+
+
 def read_sched(c: Collector, watch_tids: Iterable[int]) -> tuple[RunqRaw, OffcpuRaw]:
     """One read of the scheduler collector's maps.
 
@@ -121,8 +130,9 @@ def read_sched(c: Collector, watch_tids: Iterable[int]) -> tuple[RunqRaw, Offcpu
     switches, migrations = c.array_delta("counters")
     rq = RunqRaw(host_ns={i: n for i, n in enumerate(c.array_delta("hist")) if n})
     off = OffcpuRaw(switches=switches, migrations=migrations)
+    nslots = len(c.table("slots"))
     for tid in watch_tids:
-        t = c.lookup("tasks", tid)
+        t = _task(c, tid, nslots)
         if t is None:
             continue
         rq.per_tid_total[tid] = [int(n) for n in t.hist]

@@ -45,17 +45,19 @@ class FakeTable:
         array: list[list[int]] | None = None,
         items: list[tuple[Any, Any]] | None = None,
         lookups: dict[int, Any] | None = None,
+        size: int | None = None,
     ) -> None:
         self.array = array
         self.items = list(items or [])
         self.lookups = dict(lookups or {})
+        self.size = size  # an array read by lookups: its length
 
     @staticmethod
     def Key(k: int) -> int:
         return k
 
     def __len__(self) -> int:
-        return len(self.array or [])
+        return self.size if self.size is not None else len(self.array or [])
 
     def __getitem__(self, k: int) -> Any:
         if self.array is not None:

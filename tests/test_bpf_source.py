@@ -21,6 +21,7 @@ from tests.bpf_helpers import FakeBcc, FakeTable, tid_counts, write_all_events
 
 NVME = (259 << 20) | 1
 NCPU = 2
+SLOTS = 1024  # the sched program's slot array (a power of two)
 
 
 @pytest.fixture
@@ -87,11 +88,20 @@ def fill_maps(bcc: FakeBcc) -> None:
             "counters": FakeTable(array=[per_cpu(6000), per_cpu(40)]),
             # Threads 42 and 43 belong to the job; 44 does not and must not count.
             # 42 is the job's main thread: its blocked total gives the job's offcpu_frac.
+            # 42 has its slot; 43's slot is held by thread 43 + SLOTS, so 43 is in the
+            # overflow hash; 44's slot is free and its entry is in the hash.
+            "slots": FakeTable(
+                size=SLOTS,
+                lookups={
+                    42: ns(tid=42, hist=tid_counts({10: 50}), blocked_ns=500_000_000, slept_ns=0),
+                    43: ns(tid=43 + SLOTS, hist=[7] * 32, blocked_ns=1, slept_ns=5),
+                    44: ns(tid=0, hist=[0] * 32, blocked_ns=0, slept_ns=0),
+                },
+            ),
             "tasks": FakeTable(
                 lookups={
-                    42: ns(hist=tid_counts({10: 50}), blocked_ns=500_000_000, slept_ns=0),
-                    43: ns(hist=tid_counts({14: 50}), blocked_ns=7 * 10**9, slept_ns=0),
-                    44: ns(hist=[9] * 32, blocked_ns=9 * 10**9, slept_ns=0),
+                    43: ns(tid=43, hist=tid_counts({14: 50}), blocked_ns=7 * 10**9, slept_ns=0),
+                    44: ns(tid=44, hist=[9] * 32, blocked_ns=9 * 10**9, slept_ns=0),
                 }
             ),
             # Cgroup 7's counts of the interval on each of the two CPUs.
