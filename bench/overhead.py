@@ -1,13 +1,18 @@
 """Overhead of idletune's eBPF collectors, next to bcc's own runqlat.
 
 Two workloads, each run bare, with idletune's collectors attached (an agent
-process collecting every second), and with /usr/sbin/runqlat-bpfcc attached:
+process collecting every second), with empty programs on the same tracepoints
+(the floor: what attaching alone costs, before a program does any work), with
+empty programs on the raw tracepoints of the same events (the floor of a
+collector that read kernel structs instead), and with /usr/sbin/runqlat-bpfcc:
 a pipe ping-pong (context-switch bound) and random 4 KiB O_DIRECT reads of a
 loop device. An untimed bare run of each comes first (on this VM the first run
 of a series is several percent faster than the rest, which would count as
 overhead of whatever it is compared with). Conditions are interleaved, their
 order rotated each round; the median per-round slowdown is printed, with the
-agent's RSS while collecting.
+agent's RSS while collecting. A last pass, with kernel.bpf_stats_enabled on
+(restored after), runs each workload once per tracer and reads the run time of
+the tracer's programs from /proc/PID/fdinfo: program time per operation.
 Prints figures only: timing on a shared machine is no pass/fail.
 
     .venv/bin/python bench/overhead.py [--rounds 7] [--seconds 3] [--warmup 1]
@@ -38,7 +43,8 @@ from bench.workloads import loop_device, spawn  # noqa: E402
 from bpf.loader import COLLECTORS  # noqa: E402
 
 RUNQLAT = "/usr/sbin/runqlat-bpfcc"
-CONDITIONS = ("none", "idletune", "runqlat")
+CONDITIONS = ("none", "idletune", "floor", "floor-raw", "runqlat")
+BPF_STATS = Path("/proc/sys/kernel/bpf_stats_enabled")
 PINGPONG_CPU = (os.cpu_count() or 1) - 1
 
 
@@ -82,6 +88,56 @@ def run_agent() -> int:
     return 0
 
 
+def floor_source(raw: bool = False) -> str:
+    """Programs that return at once, one on every tracepoint idletune's collectors attach to.
+
+    With `raw`, on the raw tracepoints of the same events (what bcc's runqlat attaches to):
+    no trace record is filled, the program gets the kernel's own arguments.
+    """
+    tps = {tp for spec in COLLECTORS.values() for tp in spec.tracepoints}
+    tps |= {tp for spec in COLLECTORS.values() for f in spec.optional for tp in f.tracepoints}
+    events = Path("/sys/kernel/tracing/events")
+    present = sorted(tp.id for tp in tps if (events / tp.category / tp.event).is_dir())
+    if raw:
+        return "\n".join(f"RAW_TRACEPOINT_PROBE({i.split(':')[1]}) {{ return 0; }}" for i in present)
+    return "\n".join(f"TRACEPOINT_PROBE({i.replace(':', ', ')}) {{ return 0; }}" for i in present)
+
+
+def run_floor(raw: bool) -> int:
+    """Attach the floor programs until SIGTERM/SIGINT."""
+    from bcc import BPF
+
+    bpf = BPF(text=floor_source(raw))
+    print(json.dumps({"ready": True}), flush=True)
+    stopped = False
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopped
+        stopped = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    while not stopped:
+        time.sleep(0.2)
+    bpf.cleanup()
+    print(json.dumps({}), flush=True)
+    return 0
+
+
+def program_ns(pid: int) -> tuple[int, int]:
+    """(run time in ns, runs) summed over the BPF programs a process holds (kernel.bpf_stats_enabled)."""
+    ns = runs = 0
+    for fd in Path(f"/proc/{pid}/fdinfo").iterdir():
+        try:
+            fields = dict(line.split(":", 1) for line in fd.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        if "run_time_ns" in fields and "prog_tag" in fields:
+            ns += int(fields["run_time_ns"])
+            runs += int(fields["run_cnt"])
+    return ns, runs
+
+
 class Attached:
     """A tracer process that is attached once it has printed its first line."""
 
@@ -110,6 +166,52 @@ def run_workload(args: tuple[str, ...], seconds: float) -> float:
     return int(out.strip()) / seconds
 
 
+def attach(cond: str) -> Attached | None:
+    """Start the tracer of a condition; None for the bare run."""
+    me = [sys.executable, str(Path(__file__).resolve())]
+    if cond == "none":
+        return None
+    if cond == "runqlat":
+        return Attached([RUNQLAT], signal.SIGINT)
+    tracer = Attached([*me, "--agent" if cond == "idletune" else f"--{cond}"], signal.SIGTERM)
+    if not json.loads(tracer.first or "{}").get("ready"):
+        tracer.stop()
+        raise RuntimeError(f"{cond} tracer did not start: {tracer.first.strip()}")
+    return tracer
+
+
+def program_time(
+    workloads: dict[str, tuple[str, ...]], tracers: list[str], seconds: float
+) -> dict[str, dict[str, float]]:
+    """Each tracer's program run time per operation of each workload, kernel.bpf_stats_enabled on."""
+    out: dict[str, dict[str, float]] = {w: {} for w in workloads}
+    before = BPF_STATS.read_text()
+    BPF_STATS.write_text("1")
+    try:
+        for cond in tracers:
+            tracer = attach(cond)
+            assert tracer is not None
+            try:
+                for w, args in workloads.items():
+                    ns0, _ = program_ns(tracer.proc.pid)
+                    ops = run_workload(args, seconds) * seconds
+                    ns1, _ = program_ns(tracer.proc.pid)
+                    out[w][cond] = round((ns1 - ns0) / max(ops, 1), 1)
+            finally:
+                tracer.stop()
+    finally:
+        BPF_STATS.write_text(before)
+    return out
+
+
+def print_program_time(prog_ns: dict[str, dict[str, float]]) -> None:
+    if not any(prog_ns.values()):
+        return
+    print("\nprogram run time per operation (kernel.bpf_stats_enabled; pingpong: per round trip)")
+    for w, by in prog_ns.items():
+        print(f"  {w:9s} " + "   ".join(f"{c} {ns:,.0f} ns" for c, ns in by.items()))
+
+
 def ctx_switches() -> int:
     for line in Path("/proc/stat").read_text().splitlines():
         if line.startswith("ctxt "):
@@ -123,10 +225,14 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=1, help="untimed bare runs of each workload first")
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--agent", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--floor", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--floor-raw", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, help="also write the figures to this file as JSON")
     a = ap.parse_args()
     if a.agent:
         return run_agent()
+    if a.floor or a.floor_raw:
+        return run_floor(a.floor_raw)
     if os.geteuid() != 0:
         print("bench/overhead.py needs root (eBPF, losetup)", file=sys.stderr)
         return 1
@@ -135,6 +241,8 @@ def main() -> int:
     rates: dict[str, dict[str, list[float]]] = {w: {c: [] for c in conditions} for w in ("pingpong", "dio")}
     agent_reports: list[dict[str, object]] = []
     base_switches: list[float] = []
+
+    prog_ns: dict[str, dict[str, float]] = {}
 
     with tempfile.TemporaryDirectory(prefix="idletune-bench-") as tmp, loop_device(Path(tmp), 256) as loop:
         workloads: dict[str, tuple[str, ...]] = {
@@ -148,17 +256,7 @@ def main() -> int:
         for r in range(a.rounds):
             order = conditions[r % len(conditions) :] + conditions[: r % len(conditions)]
             for cond in order:
-                tracer: Attached | None = None
-                if cond == "idletune":
-                    tracer = Attached(
-                        [sys.executable, str(Path(__file__).resolve()), "--agent"], signal.SIGTERM
-                    )
-                    if not json.loads(tracer.first or "{}").get("ready"):
-                        print(f"idletune agent did not start: {tracer.first.strip()}", file=sys.stderr)
-                        tracer.stop()
-                        return 1
-                elif cond == "runqlat":
-                    tracer = Attached([RUNQLAT], signal.SIGINT)
+                tracer = attach(cond)
                 try:
                     for w, args in workloads.items():
                         c0 = ctx_switches()
@@ -171,8 +269,11 @@ def main() -> int:
                         if cond == "idletune":
                             agent_reports.append(json.loads(out.strip().splitlines()[-1]))
             print(f"round {r + 1}/{a.rounds} done", file=sys.stderr, flush=True)
+        prog_ns = program_time(workloads, [c for c in conditions if c in ("idletune", "runqlat")], a.seconds)
 
     figures = report(rates, conditions, agent_reports, base_switches, a.rounds, a.seconds)
+    figures["program_ns_per_op"] = prog_ns
+    print_program_time(prog_ns)
     write_figures(a.json, "overhead", figures)
     return 0
 
@@ -211,6 +312,8 @@ def report(
                 "name": w,
                 "idletune_pct": round(slowdowns.get("idletune", float("nan")), 2),
                 "runqlat_pct": round(slowdowns.get("runqlat", float("nan")), 2),
+                "floor_pct": round(slowdowns.get("floor", float("nan")), 2),
+                "floor_raw_pct": round(slowdowns.get("floor-raw", float("nan")), 2),
             }
         )
     if agents:

@@ -58,3 +58,26 @@ def test_testbed_figures_render_one_row_per_scenario(tmp_path: Path) -> None:
         " | 3400 → 5000 (+47%, lowest run +46%) |"
     )
     assert row in text
+
+
+def test_overhead_rows_carry_the_floor_and_program_time(tmp_path: Path) -> None:
+    figures = {
+        "rounds": 7,
+        "seconds": 3.0,
+        "workloads": [
+            {
+                "name": "pingpong",
+                "idletune_pct": 12.2,
+                "runqlat_pct": 22.0,
+                "floor_pct": 8.8,
+                "floor_raw_pct": 4.7,
+            }
+        ],
+        "program_ns_per_op": {"pingpong": {"idletune": 395.0, "runqlat": 1286.0}, "dio": {}},
+        "rss_mib": 129.0,
+    }
+    write_figures(tmp_path / "overhead.json", "overhead", figures)
+    text = bench_section(read_all(tmp_path))
+    assert "idletune 12.2% · bcc runqlat 22.0% · empty programs 8.8% (on raw tracepoints 4.7%)" in text
+    assert "| BPF program time per round trip, pingpong (kernel.bpf_stats_enabled) | idletune 395 ns" in text
+    assert "bcc runqlat 1,286 ns" in text and "per read, dio" not in text
