@@ -10,6 +10,14 @@ one-shot command and is meant to outlive it, until `idletune rollback`.
 A crash can leave at most one torn line, the last; it is skipped on reading, and
 the originals it would have carried were never written over (the line is synced
 before the first write).
+
+The journal is compacted when it grows past `compact_bytes`: the lines of every
+open change, and of every change touched within `retain_s` (longer than any
+window the gate looks back over), are kept verbatim; the rest are dropped (the
+audit log keeps the full history), and the highest id stays reserved so ids never
+repeat. The compacted file is written beside the journal, synced, and renamed over
+it; a process that was waiting for the lock on the old file notices the rename and
+takes the lock on the new one, so no append lands in the replaced file.
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ from guardrails.journal import ChangeRecord
 from primitives.base import KnobValue, knob_key
 
 JOURNAL_NAME = "journal.jsonl"
+COMPACT_BYTES = 1 << 20
+RETAIN_S = 7 * 24 * 3600.0
 Event = Literal["reserve", "before_write", "applied", "closed", "adopted"]
 
 
@@ -151,11 +161,15 @@ class FileJournal:
         *,
         owner: Owner | None = None,
         clock: Callable[[], float] = time.time,
+        compact_bytes: int = COMPACT_BYTES,
+        retain_s: float = RETAIN_S,
     ) -> None:
         self.dir = Path(directory if directory is not None else state_dir())
         self.path = self.dir / JOURNAL_NAME
         self.owner = owner
         self._clock = clock
+        self.compact_bytes = compact_bytes
+        self.retain_s = retain_s
 
     # -- low level -------------------------------------------------------------
 
@@ -164,10 +178,21 @@ class FileJournal:
         """The journal opened for append under an exclusive lock (creating the state dir once)."""
         if not self.dir.is_dir():
             self.dir.mkdir(parents=True, exist_ok=True, mode=0o755)  # hooks must reach the socket beside it
-        new = not self.path.exists()
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        while True:
+            new = not self.path.exists()
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                current = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                current = False
+            except BaseException:
+                os.close(fd)
+                raise
+            if current:
+                break
+            os.close(fd)  # compacted (renamed over) while this process waited: lock the new file
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
             if new:
                 # The file's own name must survive a crash too.
                 dfd = os.open(self.dir, os.O_RDONLY)
@@ -187,6 +212,45 @@ class FileJournal:
         # One write(2) in append mode: a crash tears at most this last line.
         os.write(fd, data)
         os.fsync(fd)
+        if size + len(data) > self.compact_bytes:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Rewrite the journal without the changes closed before the retention window (lock held)."""
+        try:
+            lines = self.lines()
+        except JournalError:
+            return  # an edited line: leave the file as it is for a person to look at
+        last_t: dict[int, float] = {}
+        open_ids: set[int] = set()
+        for ln in lines:
+            last_t[ln.id] = max(last_t.get(ln.id, ln.t), ln.t)
+            if ln.change is not None:
+                if ln.change.state in ("writing", "applied"):
+                    open_ids.add(ln.id)
+                else:
+                    open_ids.discard(ln.id)
+        horizon = self._clock() - self.retain_s
+        keep = {i for i, t in last_t.items() if t >= horizon} | open_ids
+        kept = [ln for ln in lines if ln.id in keep]
+        if len(kept) == len(lines):
+            return
+        top = max(last_t, default=0)
+        if top not in keep:  # the highest id stays taken: next_id must never hand it out again
+            kept.append(Line(t=last_t[top], event="reserve", id=top))
+        tmp = self.path.with_name(self.path.name + ".compact")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, "".join(ln.model_dump_json() + "\n" for ln in kept).encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, self.path)
+        dfd = os.open(self.dir, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
 
     def lines(self) -> list[Line]:
         raw = _read(str(self.path))

@@ -168,3 +168,94 @@ def test_drift_is_found_and_released_without_a_write(tmp_path: Path) -> None:
     n = len(fh.fs.writes)
     rel = ex.release(change.id, "operator")
     assert rel.status == "released" and ex.managed == [] and len(fh.fs.writes) == n
+
+
+def _change(i: int, state: str = "reverted") -> ChangeRecord:
+    return ChangeRecord.model_validate(
+        {
+            "id": i,
+            "primitive": "vm.swappiness",
+            "target": None,
+            "value": 30,
+            "before": 60,
+            "state": state,
+            "reason": "test",
+            "saved": [],
+            "revert": [],
+        }
+    )
+
+
+def test_compaction_keeps_open_and_recent_changes_and_never_reuses_an_id(tmp_path: Path) -> None:
+    now = [1_000_000.0]
+    j = FileJournal(tmp_path, owner=this_process(), clock=lambda: now[0], compact_bytes=4096, retain_s=3600)
+    # An old change that is still applied (never closed): it must survive any compaction.
+    held = _change(j.next_id(), "applied")
+    j.before_write(held.model_copy(update={"state": "writing"}))
+    j.applied(held)
+    # Many old changes, applied then reverted a day ago.
+    for _ in range(20):
+        c = _change(j.next_id(), "applied")
+        j.applied(c)
+        j.closed(c.model_copy(update={"state": "reverted"}))
+    now[0] += 86_400
+    recent = _change(j.next_id(), "applied")
+    j.applied(recent)
+    j.closed(recent.model_copy(update={"state": "reverted"}))
+    top = recent.id
+    assert j.path.stat().st_size < 4096  # compacted on the way
+    other = FileJournal(tmp_path)
+    ids = {ln.id for ln in other.lines()}
+    assert ids <= {held.id, top} and {held.id, top} <= ids
+    assert [c.id for c in other.open_changes()] == [held.id]
+    assert other.entries()[held.id].owner == this_process() and other.entries()[held.id].t_applied is not None
+    assert [m.kind for m in other.moves() if m.t >= now[0] - 3600] == ["apply", "revert"]
+    assert FileJournal(tmp_path).next_id() == top + 1
+
+
+def test_compaction_drops_the_newest_id_only_as_a_reservation(tmp_path: Path) -> None:
+    now = [5_000.0]
+    j = FileJournal(tmp_path, clock=lambda: now[0], compact_bytes=1, retain_s=10)
+    c = _change(j.next_id(), "applied")
+    j.applied(c)
+    now[0] += 100
+    j.closed(c.model_copy(update={"state": "reverted"}))  # still recent: kept
+    now[0] += 100
+    j.next_id()  # id 2 reserved; its append compacts id 1 away
+    lines = FileJournal(tmp_path).lines()
+    assert [(ln.event, ln.id) for ln in lines] == [("reserve", 2)]
+    assert FileJournal(tmp_path).next_id() == 3
+
+
+def test_an_append_waiting_on_a_compacted_file_goes_to_the_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    j = FileJournal(tmp_path)
+    j.next_id()
+    real_flock = fcntl.flock
+    swapped: list[bool] = []
+
+    def flock_after_a_compaction(fd: int, op: int) -> None:
+        if not swapped:  # another process compacts while this one waits for the lock
+            swapped.append(True)
+            replacement = tmp_path / "replacement"
+            replacement.write_text(j.path.read_text())
+            os.replace(replacement, j.path)
+        real_flock(fd, op)
+
+    monkeypatch.setattr(fcntl, "flock", flock_after_a_compaction)
+    assert j.next_id() == 2
+    assert [ln.id for ln in FileJournal(tmp_path).lines()] == [1, 2]
+
+
+def test_an_edited_journal_is_not_compacted(tmp_path: Path) -> None:
+    j = FileJournal(tmp_path, compact_bytes=1, retain_s=0)
+    j.next_id()
+    with open(j.path, "a") as f:
+        f.write('{"t": 1, "event": "bogus", "id": 9}\n')
+    before = j.path.read_text()
+    with pytest.raises(JournalError):
+        j.next_id()  # the id reservation reads the file, and refuses the edited line
+    assert j.path.read_text() == before
