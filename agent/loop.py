@@ -178,6 +178,8 @@ class ControlLoop:
                 self.gate.reverted(j.action.primitive, j.action.target, j.action.value, rollback.after or "")
         if j.verdict == "harmful":
             self.gate.quarantine(j.action.primitive)
+            # Durable: a restarted agent (or `idletune apply`) keeps the primitive quarantined.
+            self.executor.journal.quarantined(j.change_id, j.action.primitive)
         self.audit.write(
             "verdict",
             knob=j.action.knob,

@@ -40,7 +40,7 @@ from primitives.base import KnobValue, knob_key
 JOURNAL_NAME = "journal.jsonl"
 COMPACT_BYTES = 1 << 20
 RETAIN_S = 7 * 24 * 3600.0
-Event = Literal["reserve", "before_write", "applied", "closed", "adopted"]
+Event = Literal["reserve", "before_write", "applied", "closed", "adopted", "quarantined"]
 
 
 def _read(path: str) -> str | None:
@@ -109,6 +109,7 @@ class Line(BaseModel):
     id: int
     owner: Owner | None = None
     change: ChangeRecord | None = None
+    primitive: str | None = None  # on "quarantined": what the gate must not touch for a while
 
 
 class Entry(BaseModel):
@@ -292,6 +293,18 @@ class FileJournal:
 
     def open_changes(self) -> list[ChangeRecord]:
         return [e.change for e in self.entries().values() if e.open]
+
+    def quarantined(self, change_id: int, primitive: str) -> None:
+        with self._locked() as fd:
+            self._append(fd, Line(t=self._clock(), event="quarantined", id=change_id, primitive=primitive))
+
+    def quarantines(self) -> dict[str, float]:
+        """When each primitive was last quarantined after a harmful change, by any process."""
+        out: dict[str, float] = {}
+        for ln in self.lines():
+            if ln.event == "quarantined" and ln.primitive is not None:
+                out[ln.primitive] = max(out.get(ln.primitive, ln.t), ln.t)
+        return out
 
     # -- queries ---------------------------------------------------------------
 

@@ -110,6 +110,7 @@ class Gate:
         lookup: Callable[[str], Primitive | None] = catalog.get,
         cooperation: Callable[[Action], str | None] | None = None,
         history: Iterable[Move] = (),
+        quarantines: Mapping[str, float] | None = None,
     ) -> None:
         self.config = config or GateConfig()
         self._clock = clock
@@ -126,6 +127,10 @@ class Gate:
                 continue
             self._last_change[m.primitive] = max(self._last_change.get(m.primitive, m.t), m.t)
         self.quarantined: dict[str, float] = {}  # primitive -> until
+        for primitive, since in (quarantines or {}).items():  # recorded by this or an earlier process
+            until = since + self.config.quarantine_s
+            if until > self._clock():
+                self.quarantined[primitive] = until
         self.frozen: dict[str, float] = {}  # knob -> until
         self.operator_knobs: dict[str, str] = {}  # knob -> what the operator did
         self.busy: dict[str, str] = {}  # cause -> knob whose effect is being judged

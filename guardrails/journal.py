@@ -8,6 +8,7 @@ them after a crash. The in-memory journal serves tests; the durable one is
 
 from __future__ import annotations
 
+import time
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -50,10 +51,15 @@ class Journal(Protocol):
         """Changes written and not yet closed, oldest first: what a restart must revert."""
         ...
 
+    def quarantined(self, change_id: int, primitive: str) -> None:
+        """The change was judged harmful: its primitive is quarantined from now, across restarts."""
+        ...
+
 
 class MemoryJournal:
     def __init__(self) -> None:
         self.records: dict[int, ChangeRecord] = {}
+        self.quarantines: dict[str, float] = {}  # primitive -> when
         self._last_id = 0
 
     def next_id(self) -> int:
@@ -71,3 +77,6 @@ class MemoryJournal:
 
     def open_changes(self) -> list[ChangeRecord]:
         return [r for _, r in sorted(self.records.items()) if r.state in ("writing", "applied")]
+
+    def quarantined(self, change_id: int, primitive: str) -> None:
+        self.quarantines[primitive] = time.time()

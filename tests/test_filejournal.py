@@ -259,3 +259,14 @@ def test_an_edited_journal_is_not_compacted(tmp_path: Path) -> None:
     with pytest.raises(JournalError):
         j.next_id()  # the id reservation reads the file, and refuses the edited line
     assert j.path.read_text() == before
+
+
+def test_quarantines_are_durable_and_shared(tmp_path: Path) -> None:
+    now = [100.0]
+    j = FileJournal(tmp_path, clock=lambda: now[0])
+    j.quarantined(7, "vm.swappiness")
+    now[0] = 200.0
+    j.quarantined(9, "vm.swappiness")
+    j.quarantined(9, "block.read_ahead_kb")
+    assert FileJournal(tmp_path).quarantines() == {"vm.swappiness": 200.0, "block.read_ahead_kb": 200.0}
+    assert FileJournal(tmp_path).entries() == {}  # no change record: nothing to restore

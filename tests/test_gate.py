@@ -31,7 +31,7 @@ def _lookup_with_tier0(pid: str = "vm.swappiness") -> dict[str, Primitive]:
     return table
 
 
-def _gate(tmp_path: Path, clock: Clock, **cfg: object) -> Gate:
+def _gate(tmp_path: Path, clock: Clock, quarantines: dict[str, float] | None = None, **cfg: object) -> Gate:
     config = GateConfig.model_validate({"mode": "auto", **cfg})
     table = _lookup_with_tier0()
     return Gate(
@@ -40,6 +40,7 @@ def _gate(tmp_path: Path, clock: Clock, **cfg: object) -> Gate:
         approvals=ApprovalStore(tmp_path / "approvals", clock=clock),
         leases=LeaseTable(tmp_path / "leases.json", clock=clock),
         lookup=table.get,
+        quarantines=quarantines,
     )
 
 
@@ -182,6 +183,15 @@ def test_quarantine_and_operator_takeover(tmp_path: Path) -> None:
     clock.t += 3601
     g.operator_took("vm.swappiness", "set to 45 by someone else")
     assert one(g, _a("vm.swappiness", 40)) == ("deny", "operator_owns")
+
+
+def test_quarantines_recorded_earlier_hold_until_they_expire(tmp_path: Path) -> None:
+    clock = Clock()
+    g = _gate(tmp_path, clock, quarantines={"vm.swappiness": clock.t - 60, "vm.dirty_ratio": clock.t - 3601})
+    assert one(g, _a("vm.swappiness", 40)) == ("deny", "quarantine")
+    assert set(g.quarantined) == {"vm.swappiness"}
+    clock.t += 3541
+    assert one(g, _a("vm.swappiness", 40))[0] == "approve"
 
 
 def test_a_lease_keeps_a_global_knob_against_lower_priority_jobs(tmp_path: Path) -> None:

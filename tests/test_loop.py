@@ -170,6 +170,10 @@ def test_a_harmful_change_is_rolled_back_within_one_window_and_quarantined(tmp_p
     rb = next(a for a in _audit(tmp_path) if a["trigger"] == "verdict")
     assert rb["rollback"]["status"] == "reverted"  # type: ignore[index]
     assert "block.read_ahead_kb" in loop.gate.quarantined
+    # The quarantine is in the journal: a gate built by a restarted agent keeps it.
+    since = FileJournal(tmp_path / "state").quarantines()["block.read_ahead_kb"]
+    later = Gate(GateConfig(), clock=lambda: since + 60, quarantines={"block.read_ahead_kb": since})
+    assert "block.read_ahead_kb" in later.quarantined
     [applied] = [a for a in _audit(tmp_path) if a["trigger"] == "manual"]
     assert float(rb["t"]) - float(applied["t"]) <= 2 + 20 + 1  # type: ignore[arg-type]  # settle + window + a tick
 

@@ -236,6 +236,7 @@ def build_loop(
             for res in restore_orphans(executor, journal, audit):
                 say(f"restored after a crash: {res.primitive}@{res.target}: {res.status}: {res.reason}")
         history = journal.moves()
+        quarantines = journal.quarantines()
     except JournalError as e:
         live.close()
         fail(str(e))
@@ -252,6 +253,7 @@ def build_loop(
         approvals=ApprovalStore(),
         leases=LeaseTable(f"{state_dir()}/leases.json"),
         history=history,
+        quarantines=quarantines,
         cooperation=cooperation,
     )
     safe = SafeMode()

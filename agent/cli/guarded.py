@@ -79,8 +79,8 @@ def audit() -> AuditLog:
 
 
 def gate(config: GateConfig, j: FileJournal) -> Gate:
-    """A gate that knows every move recorded in the journal, by any process: cooldowns,
-    rate limits and the flap rule hold across commands."""
+    """A gate that knows every move and quarantine recorded in the journal, by any process:
+    cooldowns, rate limits, the flap rule and quarantines hold across commands."""
     from agent.hook.protocol import state_dir
 
     return Gate(
@@ -88,4 +88,5 @@ def gate(config: GateConfig, j: FileJournal) -> Gate:
         approvals=ApprovalStore(),
         leases=LeaseTable(f"{state_dir()}/leases.json"),
         history=j.moves(),
+        quarantines=j.quarantines(),
     )
