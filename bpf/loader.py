@@ -54,6 +54,10 @@ class CollectorSpec:
     program: str
     tracepoints: tuple[Tracepoint, ...]
     optional: tuple[Feature, ...] = ()
+    # A macro that builds a plainer program, compiled in when the first build does not
+    # load (an older kernel's verifier refusing something): the collector stays live.
+    fallback: str | None = None
+    fallback_means: str = ""
 
     @property
     def path(self) -> Path:
@@ -71,6 +75,8 @@ COLLECTORS: dict[str, CollectorSpec] = {
                 _TP("block", "block_rq_issue", ("dev", "sector", "rwbs")),
                 _TP("block", "block_rq_complete", ("dev", "sector", "nr_sector", "rwbs")),
             ),
+            fallback="NO_ATOMICS",
+            fallback_means="request starts in a hash (the kernel refused BPF atomics): slower, same figures",
         ),
         # One program per hot tracepoint: run-queue latency, blocked time, switches and migrations.
         CollectorSpec(
@@ -229,7 +235,22 @@ class Collector:
 
 
 def load(spec: CollectorSpec, bcc: ModuleType, with_features: frozenset[str] = frozenset()) -> Collector:
-    """Compile and attach one collector with optional parts; raises LoadError with a one-line reason."""
+    """Compile and attach one collector with optional parts, then with its fallback if that fails.
+
+    Raises LoadError with the first failure's one-line reason when neither loads.
+    """
+    try:
+        return _load(spec, bcc, with_features)
+    except LoadError as first:
+        if spec.fallback is None:
+            raise
+        try:
+            return _load(spec, bcc, with_features | {spec.fallback})
+        except LoadError:
+            raise first from None
+
+
+def _load(spec: CollectorSpec, bcc: ModuleType, with_features: frozenset[str]) -> Collector:
     # Flags only when there are any: the plain call is what every bcc version takes.
     extra: dict[str, Any] = {"cflags": [f"-D{m}" for m in sorted(with_features)]} if with_features else {}
     try:

@@ -77,7 +77,7 @@ class FakeBPF:
     def __init__(self, bcc: FakeBcc, src_file: bytes, cflags: list[str] | None = None) -> None:
         self.name = Path(src_file.decode()).name.removesuffix(".bpf.c")
         self.cflags = list(cflags or [])
-        if self.name in bcc.fail:
+        if self.name in bcc.fail or any(f"-D{m}" not in self.cflags for m in bcc.needs.get(self.name, ())):
             raise Exception(f"Failed to compile BPF module {src_file!r}\nmore lines")
         self.tables = bcc.tables.setdefault(self.name, {"drops": FakeTable(array=[[0, 0]])})
         self.cleanups = 0
@@ -91,9 +91,10 @@ class FakeBPF:
 
 
 class FakeBcc(ModuleType):
-    def __init__(self, fail: set[str] | None = None) -> None:
+    def __init__(self, fail: set[str] | None = None, needs: dict[str, tuple[str, ...]] | None = None) -> None:
         super().__init__("bcc")
         self.fail = fail or set()
+        self.needs = needs or {}  # program -> macros without which it does not load
         self.tables: dict[str, dict[str, FakeTable]] = {}
         self.loaded: list[FakeBPF] = []
 

@@ -184,6 +184,28 @@ def test_every_collector_failing_is_not_live(
     assert "\n" not in st.reason
 
 
+def test_a_program_the_kernel_refuses_loads_its_fallback_build(
+    host: Path, as_root: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bcc = FakeBcc(needs={"block": ("NO_ATOMICS",)})  # as a kernel without BPF atomics refuses the slots
+    monkeypatch.setitem(sys.modules, "bcc", bcc)
+    src = BpfSource(HostFS(host), collectors=["block"])
+    st = src.start()
+    assert st.live
+    status = src.collector_status()["block"]
+    assert status.live and "NO_ATOMICS" in status.reason and "hash" in status.reason
+    assert [b.cflags for b in bcc.loaded] == [["-DNO_ATOMICS"]]
+    src.close()
+
+
+def test_a_program_whose_fallback_fails_too_reports_the_first_failure(
+    host: Path, as_root: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "bcc", FakeBcc(fail={"block"}))
+    st = BpfSource(HostFS(host), collectors=["block"]).start()
+    assert not st.live and "compile/attach of block.bpf.c failed" in st.reason and "\n" not in st.reason
+
+
 def test_start_collect_close(host: Path, as_root: None, fake_bcc: FakeBcc, clock: list[int]) -> None:
     (host / "sys/kernel/tracing/events/filemap/mm_filemap_add_to_page_cache/format").unlink()
     src = BpfSource(HostFS(host), jobs=lambda: {"train": [42], "gone": [999]})

@@ -125,7 +125,10 @@ class BpfSource:
             return
         lacking = [f.macro for f in spec.optional if f.macro not in feats]
         # Live either way; what an optional part would have measured is said, not hidden.
-        why = f"without {', '.join(lacking)} (tracepoints not in this kernel)" if lacking else ""
+        notes = [f"without {', '.join(lacking)} (tracepoints not in this kernel)"] if lacking else []
+        if spec.fallback is not None and spec.fallback in self._loaded[name].features:
+            notes.append(f"{spec.fallback}: {spec.fallback_means}")
+        why = "; ".join(notes)
         self._status[name] = SourceStatus(live=True, reason=why)
 
     def close(self) -> None:
