@@ -297,6 +297,8 @@ def report(
     for w, by_cond in rates.items():
         print(f"\n{w} ({units[w]})")
         base = by_cond["none"]
+        spread = 100 * (max(base) - min(base)) / med(base)
+        print(f"  bare runs spread {spread:.1f} % (max - min, of the median)")
         slowdowns: dict[str, float] = {}
         for cond in conditions:
             vals = by_cond[cond]
@@ -314,6 +316,10 @@ def report(
                 "runqlat_pct": round(slowdowns.get("runqlat", float("nan")), 2),
                 "floor_pct": round(slowdowns.get("floor", float("nan")), 2),
                 "floor_raw_pct": round(slowdowns.get("floor-raw", float("nan")), 2),
+                # How much the bare workload itself varies from round to round: slowdowns
+                # smaller than this are not told apart by this many rounds.
+                "bare_spread_pct": round(spread, 1),
+                "rates": {c: [round(v, 1) for v in by_cond[c]] for c in conditions},
             }
         )
     if agents:

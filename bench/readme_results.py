@@ -50,6 +50,8 @@ def _overhead(f: dict[str, Any]) -> list[BenchRow]:
             figure += f" · empty programs {w['floor_pct']:.1f}%"
         if "floor_raw_pct" in w:
             figure += f" (on raw tracepoints {w['floor_raw_pct']:.1f}%)"
+        if "bare_spread_pct" in w:
+            figure += f"; bare runs spread {w['bare_spread_pct']:.0f}%"
         rows.append(
             (
                 f"collector slowdown, {w['name']} (median of {f['rounds']} interleaved rounds)",
