@@ -114,6 +114,9 @@ def run_live(console: Console) -> str:
             on_event=_printer(console),
             # The demo's own device only: other disks on a shared host are not its to tune.
             devices=[dev],
+            # A new testbed each run: the last run's restore at its end is not a move of this
+            # one's knobs, and would read as flapping if the demo is run again within minutes.
+            fresh_history=True,
         )
         console.print("agent running in auto mode (Ctrl-C stops and restores everything)…")
         judgement = _until_verdict(loop, LIVE_TIMEOUT_S, "block.read_ahead_kb")

@@ -197,8 +197,14 @@ def build_loop(
     say: Callable[[str], object],
     on_event: Callable[[LoopEvent], None] | None = None,
     devices: list[str] | None = None,
+    fresh_history: bool = False,
 ) -> tuple[ControlLoop, Callable[[], None]]:
-    """The live loop: sources, host channels, journal recovery, gate, ladder. Shared with the demo."""
+    """The live loop: sources, host channels, journal recovery, gate, ladder. Shared with the demo.
+
+    The gate starts from the journal's moves and quarantines (cooldowns, flaps and quarantines
+    hold across restarts), unless `fresh_history`: a run on a host set up anew, where the
+    earlier run's moves were on things that no longer exist.
+    """
     from agent.diagnosis.engine import diagnose
     from agent.hook.protocol import state_dir
     from agent.live import LiveHost
@@ -235,8 +241,8 @@ def build_loop(
         else:
             for res in restore_orphans(executor, journal, audit):
                 say(f"restored after a crash: {res.primitive}@{res.target}: {res.status}: {res.reason}")
-        history = journal.moves()
-        quarantines = journal.quarantines()
+        history = [] if fresh_history else journal.moves()
+        quarantines = {} if fresh_history else journal.quarantines()
     except JournalError as e:
         live.close()
         fail(str(e))
