@@ -24,15 +24,7 @@
  * dispatch included.
  */
 
-#define MAX_SLOT 63
-
-/* floor(log2(v)) with 0 folded into slot 0: slot k holds [2^k, 2^(k+1)) ns. */
-static __always_inline u32 log2_slot(u64 v)
-{
-    u32 s = bpf_log2l(v);
-    s = s ? s - 1 : 0;
-    return s > MAX_SLOT ? MAX_SLOT : s;
-}
+#include "common.h"
 
 struct rq_key {
     u32 dev;

@@ -250,11 +250,14 @@ def load(spec: CollectorSpec, bcc: ModuleType, with_features: frozenset[str] = f
             raise first from None
 
 
+def cflags(with_features: frozenset[str] = frozenset()) -> list[str]:
+    """The compiler flags of a collector program: its folder for common.h, then its macros."""
+    return [f"-I{PROGRAM_DIR}", *(f"-D{m}" for m in sorted(with_features))]
+
+
 def _load(spec: CollectorSpec, bcc: ModuleType, with_features: frozenset[str]) -> Collector:
-    # Flags only when there are any: the plain call is what every bcc version takes.
-    extra: dict[str, Any] = {"cflags": [f"-D{m}" for m in sorted(with_features)]} if with_features else {}
     try:
-        bpf = bcc.BPF(src_file=str(spec.path).encode(), **extra)
+        bpf = bcc.BPF(src_file=str(spec.path).encode(), cflags=cflags(with_features))
     except Exception as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise LoadError(f"compile/attach of {spec.program} failed: {first}") from e

@@ -65,7 +65,8 @@
  * the slowdown of whole workloads, tracepoint dispatch included.
  */
 
-#define MAX_SLOT 63
+#include "common.h"
+
 /* Per-thread histograms keep 32 slots starting at 2^8 ns: run-queue waits
  * under 256 ns count in the first slot, waits over 2^39 ns in the last. */
 #define TID_SLOTS 32
@@ -80,13 +81,6 @@
 
 #define CTR_SWITCHES 0
 #define CTR_MIGRATIONS 1
-
-static __always_inline u32 log2_slot(u64 v)
-{
-    u32 s = bpf_log2l(v);
-    s = s ? s - 1 : 0;
-    return s > MAX_SLOT ? MAX_SLOT : s;
-}
 
 /* Counts of one thread not yet added to its cgroup (struct cg_rq's fields). */
 struct pending {

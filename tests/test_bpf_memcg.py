@@ -18,6 +18,7 @@ from agent.sources.bpf_convert import vmscan_metrics
 from agent.sources.bpf_source import BpfSource
 from agent.vocabulary import is_known, parse
 from bpf import loader, snapshot
+from bpf.loader import PROGRAM_DIR
 from bpf.snapshot import VmscanRaw
 from tests.bpf_helpers import FakeBcc, FakeTable, write_all_events, write_event
 
@@ -97,7 +98,7 @@ def test_source_compiles_in_what_the_kernel_has(tmp_path: Path, monkeypatch: pyt
     src = BpfSource(HostFS(str(host)), collectors=["vmscan"])
     assert src.start().live
     (prog,) = bcc.loaded
-    assert prog.cflags == ["-DHAVE_MEMCG_RECLAIM"]
+    assert prog.cflags == [f"-I{PROGRAM_DIR}", "-DHAVE_MEMCG_RECLAIM"]
     st = src.collector_status()["vmscan"]
     assert st.live and "HAVE_NODE_RECLAIM" in st.reason
     bcc.tables["vmscan"]["totals"] = FakeTable(

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from bench.workloads import loop_device, spawn
-from bpf.loader import COLLECTORS, Collector
+from bpf.loader import COLLECTORS, Collector, cflags
 from bpf.snapshot import read_block, read_sched
 
 pytestmark = [
@@ -56,7 +56,7 @@ def test_threads_beyond_their_slot_go_to_the_overflow_hash() -> None:
     import bcc
 
     spec = COLLECTORS["sched"]
-    bpf = bcc.BPF(src_file=str(spec.path).encode(), cflags=["-DNSLOTS=16"])
+    bpf = bcc.BPF(src_file=str(spec.path).encode(), cflags=cflags(frozenset({"NSLOTS=16"})))
     c = Collector("sched", bpf)
     proc = subprocess.Popen(
         [sys.executable, "-c", _WORKLOAD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
@@ -85,13 +85,15 @@ def test_threads_beyond_their_slot_go_to_the_overflow_hash() -> None:
     assert drops == 0
 
 
-@pytest.mark.parametrize("build", [["-DRQ_SLOTS=2"], ["-DNO_ATOMICS"]], ids=["2-slots", "no-atomics"])
-def test_every_completed_request_has_its_latency(tmp_path: Path, build: list[str]) -> None:
+@pytest.mark.parametrize(
+    "build", [frozenset({"RQ_SLOTS=2"}), frozenset({"NO_ATOMICS"})], ids=["2-slots", "no-atomics"]
+)
+def test_every_completed_request_has_its_latency(tmp_path: Path, build: frozenset[str]) -> None:
     import bcc
 
-    c = Collector("block", bcc.BPF(src_file=str(COLLECTORS["block"].path).encode(), cflags=build))
+    c = Collector("block", bcc.BPF(src_file=str(COLLECTORS["block"].path).encode(), cflags=cflags(build)))
     try:
-        if build == ["-DRQ_SLOTS=2"]:
+        if "RQ_SLOTS=2" in build:
             assert len(c.table("slots")) == 2
         with contextlib.ExitStack() as stack:
             # One reader per device: requests in flight at once never share a (dev, sector)

@@ -16,6 +16,7 @@ from agent.hostfs import HostFS
 from agent.sources.base import Source
 from agent.sources.bpf_source import BpfSource
 from agent.vocabulary import is_known
+from bpf.loader import PROGRAM_DIR
 from bpf.snapshot import CgroupCounts
 from tests.bpf_helpers import FakeBcc, FakeTable, tid_counts, write_all_events
 
@@ -194,7 +195,7 @@ def test_a_program_the_kernel_refuses_loads_its_fallback_build(
     assert st.live
     status = src.collector_status()["block"]
     assert status.live and "NO_ATOMICS" in status.reason and "hash" in status.reason
-    assert [b.cflags for b in bcc.loaded] == [["-DNO_ATOMICS"]]
+    assert [b.cflags for b in bcc.loaded] == [[f"-I{PROGRAM_DIR}", "-DNO_ATOMICS"]]
     src.close()
 
 
@@ -267,11 +268,11 @@ def test_close_after_interrupted_start(host: Path, as_root: None, monkeypatch: p
     real = bcc.BPF
     calls = {"n": 0}
 
-    def bpf(src_file: bytes) -> object:
+    def bpf(src_file: bytes, cflags: list[str] | None = None) -> object:
         calls["n"] += 1
         if calls["n"] == 3:
             raise KeyboardInterrupt
-        return real(src_file)
+        return real(src_file, cflags)
 
     monkeypatch.setattr(bcc, "BPF", bpf)
     monkeypatch.setitem(sys.modules, "bcc", bcc)
