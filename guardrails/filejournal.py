@@ -155,6 +155,23 @@ def moves_of(entries: list[Entry]) -> list[Move]:
     return sorted(out, key=lambda m: m.t)
 
 
+def entries_of(lines: list[Line]) -> dict[int, Entry]:
+    """The changes journal lines describe, keyed by id, each in its latest state."""
+    out: dict[int, Entry] = {}
+    for ln in lines:
+        if ln.change is None:
+            continue
+        e = out.get(ln.id)
+        if e is None:
+            e = out[ln.id] = Entry(change=ln.change, owner=ln.owner)
+        e.change, e.owner = ln.change, ln.owner
+        if ln.event == "applied":
+            e.t_applied = ln.t
+        elif ln.event == "closed":
+            e.t_closed = ln.t
+    return dict(sorted(out.items()))
+
+
 class FileJournal:
     def __init__(
         self,
@@ -223,16 +240,11 @@ class FileJournal:
         except JournalError:
             return  # an edited line: leave the file as it is for a person to look at
         last_t: dict[int, float] = {}
-        open_ids: set[int] = set()
         for ln in lines:
             last_t[ln.id] = max(last_t.get(ln.id, ln.t), ln.t)
-            if ln.change is not None:
-                if ln.change.state in ("writing", "applied"):
-                    open_ids.add(ln.id)
-                else:
-                    open_ids.discard(ln.id)
         horizon = self._clock() - self.retain_s
-        keep = {i for i, t in last_t.items() if t >= horizon} | open_ids
+        keep = {i for i, t in last_t.items() if t >= horizon}
+        keep |= {i for i, e in entries_of(lines).items() if e.open}
         kept = [ln for ln in lines if ln.id in keep]
         if len(kept) == len(lines):
             return
@@ -310,19 +322,7 @@ class FileJournal:
 
     def entries(self) -> dict[int, Entry]:
         """Every change ever written, keyed by id, each in its latest state."""
-        out: dict[int, Entry] = {}
-        for ln in self.lines():
-            if ln.change is None:
-                continue
-            e = out.get(ln.id)
-            if e is None:
-                e = out[ln.id] = Entry(change=ln.change, owner=ln.owner)
-            e.change, e.owner = ln.change, ln.owner
-            if ln.event == "applied":
-                e.t_applied = ln.t
-            elif ln.event == "closed":
-                e.t_closed = ln.t
-        return dict(sorted(out.items()))
+        return entries_of(self.lines())
 
     def open_entries(self) -> list[Entry]:
         return [e for e in self.entries().values() if e.open]
