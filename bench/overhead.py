@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -56,18 +57,23 @@ def rss_mb(pid: int | str = "self") -> tuple[float, float]:
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
 
 
+def stop_on_signals() -> threading.Event:
+    """An event that SIGTERM or SIGINT sets: how a tracer process is told to detach."""
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    return stop
+
+
 def run_agent() -> int:
     """The agent side: all collectors, one collect per second, until SIGTERM/SIGINT."""
     from agent.sources.bpf_source import BpfSource
 
-    stop = False
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        nonlocal stop
-        stop = True
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = stop_on_signals()
     src = BpfSource(jobs=lambda: {"bench": [os.getppid()]})
     t0 = time.monotonic()
     st = src.start()
@@ -75,8 +81,7 @@ def run_agent() -> int:
     print(json.dumps({"ready": st.live, "reason": st.reason}), flush=True)
     rss_max = 0.0
     try:
-        while not stop:
-            time.sleep(1.0)
+        while not stop.wait(1.0):
             src.collect()
             rss_max = max(rss_max, rss_mb()[0])
     finally:
@@ -97,36 +102,28 @@ def floor_source(raw: bool = False) -> str:
     tps = {tp for spec in COLLECTORS.values() for tp in spec.tracepoints}
     tps |= {tp for spec in COLLECTORS.values() for f in spec.optional for tp in f.tracepoints}
     events = Path("/sys/kernel/tracing/events")
-    present = sorted(tp.id for tp in tps if (events / tp.category / tp.event).is_dir())
+    present = sorted((tp.category, tp.event) for tp in tps if (events / tp.category / tp.event).is_dir())
     if raw:
-        return "\n".join(f"RAW_TRACEPOINT_PROBE({i.split(':')[1]}) {{ return 0; }}" for i in present)
-    return "\n".join(f"TRACEPOINT_PROBE({i.replace(':', ', ')}) {{ return 0; }}" for i in present)
+        return "\n".join(f"RAW_TRACEPOINT_PROBE({event}) {{ return 0; }}" for _, event in present)
+    return "\n".join(f"TRACEPOINT_PROBE({cat}, {event}) {{ return 0; }}" for cat, event in present)
 
 
 def run_floor(raw: bool) -> int:
     """Attach the floor programs until SIGTERM/SIGINT."""
     from bcc import BPF
 
+    stop = stop_on_signals()
     bpf = BPF(text=floor_source(raw))
     print(json.dumps({"ready": True}), flush=True)
-    stopped = False
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        nonlocal stopped
-        stopped = True
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    while not stopped:
-        time.sleep(0.2)
+    stop.wait()
     bpf.cleanup()
     print(json.dumps({}), flush=True)
     return 0
 
 
-def program_ns(pid: int) -> tuple[int, int]:
-    """(run time in ns, runs) summed over the BPF programs a process holds (kernel.bpf_stats_enabled)."""
-    ns = runs = 0
+def program_ns(pid: int) -> int:
+    """Run time in ns summed over the BPF programs a process holds (kernel.bpf_stats_enabled)."""
+    ns = 0
     for fd in Path(f"/proc/{pid}/fdinfo").iterdir():
         try:
             fields = dict(line.split(":", 1) for line in fd.read_text().splitlines() if ":" in line)
@@ -134,8 +131,7 @@ def program_ns(pid: int) -> tuple[int, int]:
             continue
         if "run_time_ns" in fields and "prog_tag" in fields:
             ns += int(fields["run_time_ns"])
-            runs += int(fields["run_cnt"])
-    return ns, runs
+    return ns
 
 
 class Attached:
@@ -193,9 +189,9 @@ def program_time(
             assert tracer is not None
             try:
                 for w, args in workloads.items():
-                    ns0, _ = program_ns(tracer.proc.pid)
+                    ns0 = program_ns(tracer.proc.pid)
                     ops = run_workload(args, seconds) * seconds
-                    ns1, _ = program_ns(tracer.proc.pid)
+                    ns1 = program_ns(tracer.proc.pid)
                     out[w][cond] = round((ns1 - ns0) / max(ops, 1), 1)
             finally:
                 tracer.stop()
