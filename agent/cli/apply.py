@@ -70,26 +70,17 @@ def apply_command(
             Proposal(actions=[action]), {action.knob: current}, job=job, origin="operator", approved_by=who
         )
         log = audit()
+        decided = {
+            "knob": action.knob,
+            "proposal": action.model_dump(mode="json"),
+            "decision": d.decision,
+            "rule": d.rule,
+        }
         if d.decision != "approve":
-            log.write(
-                "manual",
-                knob=action.knob,
-                proposal=action.model_dump(mode="json"),
-                decision=d.decision,
-                rule=d.rule,
-                reason=d.reason,
-            )
+            log.write("manual", **decided, reason=d.reason)
             fail(f"the gate said no ({d.rule}): {d.reason}", code=1)
         res = Executor(host, journal=j).apply(action)
-        log.write(
-            "manual",
-            knob=action.knob,
-            proposal=action.model_dump(mode="json"),
-            decision=d.decision,
-            rule=d.rule,
-            reason=res.reason,
-            execution=res.model_dump(mode="json"),
-        )
+        log.write("manual", **decided, reason=res.reason, execution=res.model_dump(mode="json"))
         if res.status in ("applied", "pending"):
             if job is not None and p.target is not TargetKind.JOB:
                 g.leases.acquire(action.knob, job, priority)
