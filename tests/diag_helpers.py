@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from typing import Any
 
 from agent.diagnosis.engine import diagnose
 from agent.diagnosis.model import Category, Diagnosis
-from agent.report import HealthReport
+from agent.report import HealthReport, HostInfo, build_report
+from agent.sample import Sample
+from agent.window import Window
 from evals.incident import Incident
 from evals.synth import incident, scenario
 
@@ -23,3 +27,19 @@ def synth(category: Category, seed: int = 0, **overrides: Any) -> tuple[HealthRe
 
 def rank_of(d: Diagnosis, category: Category) -> int:
     return [c.category for c in d.causes].index(category) + 1
+
+
+Jitter = Callable[[float], float]
+
+
+def diagnose_jittered(
+    n: int, seed: int, metrics: Callable[[int, Jitter], dict[str, float]], host: HostInfo, **report: Any
+) -> Diagnosis:
+    """The engine on `n` one-second samples that `metrics(t, j)` builds, `j` adding seeded ±5 % noise."""
+    rng = random.Random(seed)
+
+    def j(x: float) -> float:
+        return x * (1.0 + rng.uniform(-0.05, 0.05))
+
+    w = Window(samples=[Sample(t=float(t), m=metrics(t, j)) for t in range(n)])
+    return diagnose(w, build_report(w, host, **report))

@@ -5,23 +5,13 @@ what the trainer waits on, whatever size its rare requests have."""
 
 from __future__ import annotations
 
-import random
-
-from agent.diagnosis.engine import diagnose
 from agent.diagnosis.model import Category, Diagnosis
-from agent.report import HostInfo, JobInfo, build_report
-from agent.sample import Sample
-from agent.window import Window
+from agent.report import HostInfo, JobInfo
+from tests.diag_helpers import Jitter, diagnose_jittered
 
 
 def _diagnose(job_runq_us: float, seed: int = 1, n: int = 40) -> Diagnosis:
-    rng = random.Random(seed)
-
-    def j(x: float) -> float:
-        return x * (1.0 + rng.uniform(-0.05, 0.05))
-
-    samples = []
-    for t in range(n):
+    def metrics(t: int, j: Jitter) -> dict[str, float]:
         m = {
             "trainer.job.data_wait_frac": j(0.93),
             "trainer.job.samples_per_s": j(800.0),
@@ -44,15 +34,16 @@ def _diagnose(job_runq_us: float, seed: int = 1, n: int = 40) -> Diagnosis:
             m["io.sdb.avg_req_kb"] = 128.0
             m["io.sdb.lat_p50_us"] = 200.0
             m["io.sdb.lat_p99_us"] = 600.0
-        samples.append(Sample(t=float(t), m=m))
-    w = Window(samples=samples)
-    report = build_report(
-        w,
+        return m
+
+    return diagnose_jittered(
+        n,
+        seed,
+        metrics,
         HostInfo(cpus=4, gpus=0, block_devices=["sdb"]),
         knobs={"block.read_ahead_kb@sdb": 128},
         jobs=[JobInfo(name="job", loader_workers=0)],
     )
-    return diagnose(w, report)
 
 
 def _ranked(d: Diagnosis) -> list[tuple[str, float]]:

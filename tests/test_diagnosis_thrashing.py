@@ -4,24 +4,14 @@ readahead; without refaults the same device figures still point at the device.""
 
 from __future__ import annotations
 
-import random
-
-from agent.diagnosis.engine import diagnose
 from agent.diagnosis.model import Category, Diagnosis
-from agent.report import HostInfo, JobInfo, build_report
-from agent.sample import Sample
-from agent.window import Window
+from agent.report import HostInfo, JobInfo
+from tests.diag_helpers import Jitter, diagnose_jittered
 
 
 def _diagnose(refaults: float, memcg_ms: float, seed: int = 1, n: int = 40) -> Diagnosis:
-    rng = random.Random(seed)
-    samples = []
-    for t in range(n):
-
-        def j(x: float) -> float:
-            return x * (1.0 + rng.uniform(-0.05, 0.05))
-
-        m = {
+    def metrics(t: int, j: Jitter) -> dict[str, float]:
+        return {
             "trainer.job.data_wait_frac": j(0.9),
             "trainer.job.samples_per_s": j(760.0),
             "trainer.job.step_time_ms": j(84.0),
@@ -42,15 +32,15 @@ def _diagnose(refaults: float, memcg_ms: float, seed: int = 1, n: int = 40) -> D
             "mem.available_mib": j(23000.0),
             "mem.dirty_mib": j(10.0),
         }
-        samples.append(Sample(t=float(t), m=m))
-    w = Window(samples=samples)
-    report = build_report(
-        w,
+
+    return diagnose_jittered(
+        n,
+        seed,
+        metrics,
         HostInfo(cpus=16, gpus=0, block_devices=["sdb"]),
         knobs={"block.read_ahead_kb@sdb": 128},
         jobs=[JobInfo(name="job", loader_workers=4)],
     )
-    return diagnose(w, report)
 
 
 def test_data_set_evicted_by_a_cgroup_limit_is_memory_reclaim() -> None:

@@ -4,23 +4,13 @@ dirty-page surge stay cpu_contention."""
 
 from __future__ import annotations
 
-import random
-
-from agent.diagnosis.engine import diagnose
 from agent.diagnosis.model import Category, Diagnosis
-from agent.report import HostInfo, JobInfo, build_report
-from agent.sample import Sample
-from agent.window import Window
+from agent.report import HostInfo, JobInfo
+from tests.diag_helpers import Jitter, diagnose_jittered
 
 
 def _diagnose(flood: bool, seed: int = 1, n: int = 40) -> Diagnosis:
-    rng = random.Random(seed)
-
-    def j(x: float) -> float:
-        return x * (1.0 + rng.uniform(-0.05, 0.05))
-
-    samples = []
-    for t in range(n):
+    def metrics(t: int, j: Jitter) -> dict[str, float]:
         m = {
             "trainer.job.data_wait_frac": j(0.7),
             "trainer.job.samples_per_s": j(2200.0),
@@ -49,15 +39,16 @@ def _diagnose(flood: bool, seed: int = 1, n: int = 40) -> Diagnosis:
             m["mem.writeback_mib"] = 0.0
             m["io.vdb.write_kbps"] = j(100.0)
             m["psi.io.some_avg10"] = j(2.0)
-        samples.append(Sample(t=float(t), m=m))
-    w = Window(samples=samples)
-    report = build_report(
-        w,
+        return m
+
+    return diagnose_jittered(
+        n,
+        seed,
+        metrics,
         HostInfo(cpus=2, gpus=0, block_devices=["vdb"]),
         knobs={"block.read_ahead_kb@vdb": 4096, "vm.dirty_background_ratio": 10, "vm.dirty_ratio": 20},
         jobs=[JobInfo(name="job", loader_workers=1)],
     )
-    return diagnose(w, report)
 
 
 def test_busy_cpu_during_a_dirty_page_flood_is_the_writeback_burst() -> None:
