@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent.diagnosis.fmt import fmt, pct
-from agent.diagnosis.model import Category, Cause, Diagnosis, Evidence
-from agent.report import HealthReport
+from core.diagnosis import Category, Cause, Diagnosis, Evidence
+from core.report import HealthReport
 
 Remedies = Callable[[Category], list[str]]
 

@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
-from agent.sample import Sample, SourceStatus
 from agent.sources.base import Source
-from agent.window import Window
+from core.sample import Sample, SourceStatus
+from core.window import Window
 
 SignalHandler = Callable[[int, FrameType | None], Any] | int | None
 

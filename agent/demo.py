@@ -71,9 +71,10 @@ def _printer(console: Console) -> Callable[[LoopEvent], None]:
 
 
 def run_live(console: Console) -> str:
-    from agent.cli.auto import build_loop
-    from agent.hook.protocol import state_dir
     from agent.proposers.rules import RuleProposer, load_policies
+    from agent.wiring import Feed, build_loop, live_feed
+    from core.hostfs import host_fs
+    from core.statedir import state_dir
     from evals.testbed import runner as tb
     from guardrails.filejournal import FileJournal
 
@@ -88,7 +89,7 @@ def run_live(console: Console) -> str:
     judgement: Judgement | None = None
     problems: list[str] = []
     loop: ControlLoop | None = None
-    close: Callable[[], None] = lambda: None  # noqa: E731
+    feed: Feed | None = None
     dev = ""
     try:
         console.print("setting up the testbed: loop device, IOPS throttle, read_ahead_kb 128, PyTorch job…")
@@ -102,18 +103,20 @@ def run_live(console: Console) -> str:
             job=JOB,
             effect=EffectConfig(window_s=20.0, settle_s=5.0),
         )
-        loop, close = build_loop(
+
+        def say(line: str) -> None:
+            console.print(f"  {line}", markup=False)
+
+        # The demo's own device only: other disks on a shared host are not its to tune.
+        feed = live_feed(host_fs(), interval_s=config.interval_s, devices=[dev], say=say)
+        loop = build_loop(
             config,
+            feed,
             mode="auto",
             primary=None,
             rules=RuleProposer(load_policies([])),
-            adopt=False,
-            bpf=True,
-            jobs=None,
-            say=lambda line: console.print(f"  {line}", markup=False),
+            say=say,
             on_event=_printer(console),
-            # The demo's own device only: other disks on a shared host are not its to tune.
-            devices=[dev],
             # A new testbed each run: the last run's restore at its end is not a move of this
             # one's knobs, and would read as flapping if the demo is run again within minutes.
             fresh_history=True,
@@ -124,8 +127,9 @@ def run_live(console: Console) -> str:
         if loop is not None:
             for res in loop.shutdown():
                 if res.status not in ("reverted",):
-                    problems.append(f"{res.primitive}@{res.target}: {res.status}: {res.reason}")
-        close()
+                    problems.append(f"{res.knob}: {res.status}: {res.reason}")
+        if feed is not None:
+            feed.close()
         open_changes = FileJournal(state).open_changes()
         problems += [f"journal still holds change {c.id} ({c.primitive})" for c in open_changes]
         problems += tb.stop()
@@ -182,65 +186,30 @@ def _scratch_root(root: Path, knobs: dict[str, object], devices: list[str]) -> N
 
 
 def run_replay(console: Console, why: str) -> str:
-    from agent.diagnosis.engine import diagnose
-    from agent.hostfs import HostFS
     from agent.proposers.rules import RuleProposer, load_policies
-    from evals.incident import load_incident
-    from guardrails.approvals import ApprovalStore
-    from guardrails.audit import AuditLog
-    from guardrails.executor import Executor
-    from guardrails.filejournal import FileJournal, this_process
-    from guardrails.gate import Gate, GateConfig
-    from guardrails.leases import LeaseTable
-    from guardrails.safemode import Level, SafeMode
-    from primitives.host import Host
+    from agent.wiring import build_loop, replay_feed
+    from core.hostfs import HostFS
+    from core.incident import load_incident
+    from guardrails.filejournal import FileJournal
 
     console.print(
         f"live demo unavailable ({why}): replaying the bundled incident {INCIDENT} instead", markup=False
     )
     inc = load_incident(Path(__file__).resolve().parents[1] / "evals" / "incidents" / INCIDENT)
-    samples = list(inc.window())
     with tempfile.TemporaryDirectory(prefix="idletune-demo-") as tmp:
         root, state = Path(tmp) / "root", Path(tmp) / "state"
         _scratch_root(root, dict(inc.knobs), list(inc.host.block_devices))
-        fs = HostFS(root)
-        it = iter(samples)
-        now = [samples[0].t]
-
-        def sample() -> object:
-            s = next(it)
-            now[0] = s.t
-            return s
-
-        def clock() -> float:
-            return now[0]
-
-        def report(w: object) -> object:
-            from primitives.catalog import read_knobs
-
-            r = inc.report(w)  # type: ignore[arg-type]
-            r.knobs.update(read_knobs(fs, inc.host.block_devices))
-            return r
-
-        loop = ControlLoop(
+        feed = replay_feed(inc, HostFS(root))
+        loop = build_loop(
             LoopConfig(interval_s=inc.interval_s, review_every_s=10.0, diagnosis_window_s=40.0),
-            sample=sample,  # type: ignore[arg-type]
-            report=report,  # type: ignore[arg-type]
-            diagnose=lambda w, r: diagnose(w, r),
-            proposer=RuleProposer(load_policies([])),
-            gate=Gate(
-                GateConfig(mode="auto"),
-                clock=clock,
-                approvals=ApprovalStore(state / "approvals", clock=clock),
-                leases=LeaseTable(clock=clock),
-            ),
-            executor=Executor(Host(fs), journal=FileJournal(state, owner=this_process(), clock=clock)),
-            audit=AuditLog(state / "audit.jsonl", clock=clock),
-            safe=SafeMode(start=Level.RULES, clock=clock, cpu_s=lambda: 0.0),
-            clock=clock,
+            feed,
+            mode="auto",
+            primary=None,
+            rules=RuleProposer(load_policies([])),
+            state=state,
             on_event=_printer(console),
         )
-        for _ in range(len(samples)):
+        for _ in range(len(inc.samples)):
             loop.step()
         applied = [e for e in loop.events if e.kind == "applied"]
         results = loop.shutdown()

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from agent.diagnosis.model import Diagnosis
-from agent.report import HealthReport
+from core.diagnosis import Diagnosis
+from core.report import HealthReport
 
 # Digits with an optional fraction, not glued to a name on either side.
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w]|\.\w)")

@@ -5,23 +5,13 @@ from __future__ import annotations
 import os
 import re
 
-from agent.hostfs import HostFS
-from agent.report import HostInfo
+from core.cpulist import parse_cpulist
+from core.hostfs import HostFS
+from core.report import HostInfo
 
 # Used only when /sys/block is absent (a bare fake root, a container without sysfs):
 # sysfs is the authority on what is a whole disk, names are a guess.
 _PARTITION_NAME = re.compile(r"^((sd|vd|xvd|hd)[a-z]+\d+|(nvme\d+n\d+|mmcblk\d+|nbd\d+|loop\d+)p\d+)$")
-
-
-def parse_cpu_list(text: str) -> int:
-    """Count the CPUs in a kernel cpu list such as `0-3,8,10-11`."""
-    count = 0
-    for part in text.strip().split(","):
-        if not part:
-            continue
-        lo, sep, hi = part.partition("-")
-        count += int(hi) - int(lo) + 1 if sep else 1
-    return count
 
 
 def _read_int(fs: HostFS, path: str) -> int | None:
@@ -71,7 +61,7 @@ def block_devices(fs: HostFS) -> list[str] | None:
 
 def _cpus(fs: HostFS) -> int:
     try:
-        n = parse_cpu_list(fs.read_value("/sys/devices/system/cpu/online"))
+        n = len(parse_cpulist(fs.read_value("/sys/devices/system/cpu/online")))
     except (OSError, ValueError):
         n = 0
     return n if n > 0 else (os.cpu_count() or 1)

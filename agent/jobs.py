@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.hook.protocol import safe_job_name
-from agent.hostfs import HostFS
 from agent.proctree import alive, children, descendants, ppid
-from agent.report import JobInfo
 from agent.sources.trainer_state import AnnouncedJob
+from core.hostfs import HostFS
+from core.report import JobInfo
 
 GpuProcesses = Callable[[], dict[int, list[int]]]
 Announced = Callable[[], list[AnnouncedJob]]

@@ -11,16 +11,17 @@ from collections.abc import Callable, Sequence
 
 from agent.collector import Collector, UnavailableSource, one_line
 from agent.host import detect_host
-from agent.hostfs import HostFS
 from agent.jobs import JobRegistry, OperatorJob
-from agent.report import HealthReport, KnobValue, build_report
-from agent.sample import Sample, SourceStatus
 from agent.sources.base import Source
 from agent.sources.nvml import NvmlSource
 from agent.sources.procfs import ProcfsSource
 from agent.sources.trainer import TrainerSource
 from agent.sources.trainer_control import TrainerControl
-from agent.window import Window
+from core.hostfs import HostFS
+from core.knob import KnobValue
+from core.report import HealthReport, build_report
+from core.sample import Sample, SourceStatus
+from core.window import Window
 
 
 class LiveHost:

@@ -22,12 +22,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.diagnosis.model import Diagnosis
-from agent.proposal import Action, Proposal
 from agent.proposers.base import Proposer
-from agent.report import HealthReport
-from agent.sample import Sample, SourceStatus
-from agent.window import Window
+from core.diagnosis import Diagnosis
+from core.knob import KnobValue, knob_key
+from core.proposal import Action, Proposal
+from core.report import HealthReport
+from core.sample import Sample, SourceStatus
+from core.window import Window
 from guardrails.audit import AuditLog, Trigger
 from guardrails.effect import EffectConfig, EffectTracker, Judgement, pick_kpi
 from guardrails.executor import ExecResult, Executor
@@ -36,7 +37,7 @@ from guardrails.gate import Decision, Gate
 from guardrails.pid import Pid, PidConfig
 from guardrails.safemode import Level, SafeMode
 from primitives import catalog
-from primitives.base import KnobValue, TargetKind
+from primitives.base import TargetKind
 
 EventKind = Literal[
     "diagnosis", "decision", "applied", "verdict", "rollback", "operator", "safe_mode", "info"
@@ -155,7 +156,7 @@ class ControlLoop:
     def _operator_first(self) -> None:
         """A managed knob someone else changed stops being managed; it is never written back."""
         for change, foreign in self.executor.drifted():
-            knob = change.primitive if change.target is None else f"{change.primitive}@{change.target}"
+            knob = change.knob
             what = ", ".join(f"{w.loc}={w.value}" for w in foreign)
             who = "someone other than this agent"
             why = f"changed by {who} at {time.strftime('%H:%M:%S', time.localtime(self._clock()))}: {what}"
@@ -308,7 +309,7 @@ class ControlLoop:
         knobs: set[str] = set()
         now = self._clock()
         for loop in self.config.pid:
-            knob = loop.primitive if loop.target is None else f"{loop.primitive}@{loop.target}"
+            knob = knob_key(loop.primitive, loop.target)
             measured = report.metrics.get(loop.metric)
             cur = self._current(Action(primitive=loop.primitive, target=loop.target, value=0, reason="read"))
             if measured is None or not isinstance(cur, int | float) or any(a.knob == knob for a in actions):
@@ -338,7 +339,7 @@ class ControlLoop:
             "managed": [
                 {
                     "id": c.id,
-                    "knob": c.primitive if c.target is None else f"{c.primitive}@{c.target}",
+                    "knob": c.knob,
                     "value": c.value,
                     "before": c.before,
                 }
@@ -392,7 +393,7 @@ class ControlLoop:
         results = self.executor.revert_all()
         for res in results:
             self.audit.write(trigger, knob=res.primitive, reason=why, rollback=res.model_dump(mode="json"))
-            self._event("rollback", f"{res.primitive}@{res.target}: {res.status}: {res.reason}")
+            self._event("rollback", f"{res.knob}: {res.status}: {res.reason}")
         self.tracker.tracked.clear()
         for cause in list(self.gate.busy):
             self.gate.settled(cause)
@@ -405,6 +406,6 @@ class ControlLoop:
                 if isinstance(self.executor.journal, FileJournal):
                     # Without an owner no later start takes it for a crash's leftover.
                     self.executor.journal.disown(c)
-                self._event("info", f"kept on exit: {c.primitive}@{c.target} = {c.value} (change {c.id})")
+                self._event("info", f"kept on exit: {c.knob} = {c.value} (change {c.id})")
             return []
         return self._restore_all("shutdown", "agent stopping: originals restored")

@@ -8,7 +8,7 @@ tests can fake /proc. `/proc/<pid>/task/<tid>/children` needs CONFIG_PROC_CHILDR
 
 from __future__ import annotations
 
-from agent.hostfs import HostFS
+from core.hostfs import HostFS
 
 
 def children(fs: HostFS, pid: int) -> list[int]:

@@ -17,10 +17,12 @@ from typing import Any, Protocol
 
 import yaml
 
-from agent.report import HealthReport, HostInfo, JobInfo, KnobValue
-from agent.sample import Sample, SourceStatus
-from agent.vocabulary import is_known
-from agent.window import Window
+from agent.devicefilter import DeviceFilter
+from core.knob import KnobValue
+from core.report import HealthReport, HostInfo, JobInfo
+from core.sample import Sample, SourceStatus
+from core.vocabulary import is_known
+from core.window import Window
 
 UNLABELLED = "unlabelled"
 
@@ -169,28 +171,15 @@ def record(live: LiveLike, duration_s: float, interval_s: float) -> Recording:
     )
 
 
-def _block_name_ours(name: str, keep: set[str]) -> bool:
-    parts = name.split(".")
-    return parts[0] != "io" or len(parts) < 3 or parts[1] in keep
-
-
 def only_devices(rec: Recording, devices: Sequence[str]) -> Recording:
     """The recording restricted to these block devices: other devices' figures, knobs and names
     are left out, so a disk that belongs to other work on a shared host is not in the incident."""
-    keep = set(devices)
-
-    def knob_ours(key: str) -> bool:
-        primitive, _, target = key.partition("@")
-        return not (primitive.startswith("block.") and target and target not in keep)
-
-    host = rec.host.model_copy(update={"block_devices": [d for d in rec.host.block_devices if d in keep]})
+    ours = DeviceFilter(devices)
     return Recording(
-        host=host,
+        host=ours.host(rec.host),
         interval_s=rec.interval_s,
-        samples=[
-            Sample(t=s.t, m={k: v for k, v in s.m.items() if _block_name_ours(k, keep)}) for s in rec.samples
-        ],
-        knobs={k: v for k, v in rec.knobs.items() if knob_ours(k)},
+        samples=[ours.sample(s) for s in rec.samples],
+        knobs={k: v for k, v in rec.knobs.items() if ours.knob(k)},
         jobs=list(rec.jobs),
         events=list(rec.events),
         sources=dict(rec.sources),

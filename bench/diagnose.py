@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent.diagnosis.engine import diagnose
-from agent.diagnosis.model import Category
 from bench.figures import write_figures
+from core.diagnosis import Category
 from evals.synth import DEV_NAMES, SynthJob, incident, scenario
 
 

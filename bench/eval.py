@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent.proposers.rules import RuleProposer, load_policies
 from bench.figures import write_figures
+from core.incident import Incident
 from evals.harness import load_all, replay, score
-from evals.incident import Incident
 
 SUITE = Path(__file__).resolve().parent.parent / "evals" / "incidents"
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agent.hostfs import HostFS
+from core.hostfs import HostFS
 
 PROGRAM_DIR = Path(__file__).resolve().parent
 TRACEFS_ROOTS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")

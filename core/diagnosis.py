@@ -6,6 +6,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+DEFAULT_QUESTION = "Why are my GPUs idle?"
+
 
 class Category(StrEnum):
     """The closed root-cause taxonomy of spec/incident-v1.md."""
@@ -66,7 +68,7 @@ class Diagnosis(BaseModel):
     causes: list[Cause] = Field(description="ranked, most likely first; never empty")
     lost_work: list[LostWorkWindow] = Field(default_factory=list)
     missing: list[str] = Field(default_factory=list, description="evidence not available, and why")
-    question: str = "Why are my GPUs idle?"
+    question: str = DEFAULT_QUESTION
 
     @property
     def top(self) -> Cause:

@@ -9,6 +9,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# Reads every host path under this root instead of `/`: a recorded or fake host
+# (tests, demos) without touching the real one.
+ROOT_ENV = "IDLETUNE_ROOT"
+
+
+def host_fs() -> HostFS:
+    """The host as the environment names it: $IDLETUNE_ROOT, else `/`."""
+    return HostFS(os.environ.get(ROOT_ENV) or "/")
+
 
 class HostFS:
     def __init__(self, root: str | os.PathLike[str] = "/") -> None:

@@ -17,11 +17,11 @@ import jsonschema
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent.diagnosis.engine import DEFAULT_QUESTION
-from agent.diagnosis.model import Category
-from agent.report import HealthReport, HostInfo, JobInfo, KnobValue, build_report
-from agent.sample import Sample, SourceStatus
-from agent.window import Window
+from core.diagnosis import DEFAULT_QUESTION, Category
+from core.knob import KnobValue
+from core.report import HealthReport, HostInfo, JobInfo, build_report
+from core.sample import Sample, SourceStatus
+from core.window import Window
 
 
 class IncidentError(Exception):
@@ -125,7 +125,7 @@ class Incident(_Open):
 
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.Draft202012Validator:
-    text = resources.files("evals").joinpath("schema/incident-v1.schema.json").read_text()
+    text = resources.files("core").joinpath("schema/incident-v1.schema.json").read_text()
     return jsonschema.Draft202012Validator(json.loads(text))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from primitives.base import knob_key
+from core.knob import knob_key
 
 
 class Action(BaseModel):

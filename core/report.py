@@ -7,11 +7,10 @@ from collections import defaultdict
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.sample import SourceStatus
-from agent.vocabulary import Agg, parse
-from agent.window import Window
-
-KnobValue = float | int | str
+from core.knob import KnobValue
+from core.sample import SourceStatus
+from core.vocabulary import Agg, parse
+from core.window import Window
 
 
 class HostInfo(BaseModel):

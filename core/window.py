@@ -6,7 +6,7 @@ import itertools
 from collections import deque
 from collections.abc import Iterable, Iterator
 
-from agent.sample import Sample
+from core.sample import Sample
 
 
 class Window:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.diagnosis.model import Category
-from evals.incident import Incident
+from core.diagnosis import Category
+from core.incident import Incident
 from evals.suite_truth import truth
 from evals.synth import DROPOUTS, Scenario, incident, render, scenario, write_incident
 

@@ -21,11 +21,11 @@ from pydantic import BaseModel, ConfigDict
 
 from agent.answer import answer_text, catalogue_remedies
 from agent.diagnosis.engine import diagnose
-from agent.diagnosis.model import Category, Diagnosis
-from agent.proposal import Action, Proposal
 from agent.proposers.base import Proposer
-from agent.vocabulary import is_known
-from evals.incident import Incident, IncidentError, load_incident
+from core.diagnosis import Category, Diagnosis
+from core.incident import Incident, IncidentError, load_incident
+from core.proposal import Action, Proposal
+from core.vocabulary import is_known
 from evals.scoring import IncidentScore, Summary, score_incident, summarise
 
 INCIDENT_FILE = "incident.yaml"

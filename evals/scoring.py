@@ -14,8 +14,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.vocabulary import matches as metric_matches
-from evals.incident import ActionStep, ForbiddenAction, Truth
+from core.incident import ActionStep, ForbiddenAction, Truth
+from core.vocabulary import matches as metric_matches
 
 
 class ProposedAction(Protocol):

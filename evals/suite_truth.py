@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.diagnosis.model import Category
-from agent.sample import Sample
+from core.diagnosis import Category
+from core.sample import Sample
 from evals.synth import Scenario
 
 C = Category

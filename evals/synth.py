@@ -16,9 +16,9 @@ from typing import Any
 
 import yaml
 
-from agent.diagnosis.model import Category
-from agent.sample import Sample
-from evals.incident import Incident
+from core.diagnosis import Category
+from core.incident import Incident
+from core.sample import Sample
 from evals.synth_faults import DISTRACTORS, FAULTS, Ctx
 
 GPU_MODELS: dict[str, tuple[float, float]] = {

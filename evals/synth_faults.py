@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 
 if TYPE_CHECKING:
     from evals.synth import Scenario

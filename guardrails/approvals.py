@@ -19,11 +19,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agent.hook.protocol import state_dir
-from agent.proposal import Action
+from core.proposal import Action
+from core.statedir import state_dir
 
 DEFAULT_TTL_S = 3600.0
-Status = Literal["pending", "approved", "rejected", "used", "expired"]
+ApprovalStatus = Literal["pending", "approved", "rejected", "used", "expired"]
 
 
 class Approval(BaseModel):
@@ -33,7 +33,7 @@ class Approval(BaseModel):
     action: Action
     tier: int
     cause: str | None = None
-    status: Status = "pending"
+    status: ApprovalStatus = "pending"
     created: float
     expires: float
     decided_by: str | None = None

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.hook.protocol import state_dir
+from core.statedir import state_dir
 
 AUDIT_NAME = "audit.jsonl"
 Trigger = Literal[

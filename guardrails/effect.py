@@ -18,8 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.proposal import Action
-from agent.window import Window
+from core.proposal import Action
+from core.window import Window
 
 Verdict = Literal["beneficial", "neutral", "harmful", "unknown"]
 MAD_TO_SIGMA = 1.4826  # MAD of a normal sample, scaled to its standard deviation

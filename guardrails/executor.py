@@ -16,21 +16,22 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.proposal import Action
+from core.knob import KnobValue, Target, knob_key
+from core.proposal import Action
 from guardrails.journal import ChangeRecord, Journal, MemoryJournal
 from primitives import catalog
-from primitives.base import KnobValue, Loc, Primitive, Target, Write
+from primitives.base import Loc, Primitive, Write
 from primitives.host import Host, WriteError
 from primitives.schema import action_problem
 
 # pending: accepted and registered for revert, but put in force later (a trainer's next epoch).
-Status = Literal["applied", "pending", "unchanged", "refused", "failed", "reverted", "released"]
+ExecStatus = Literal["applied", "pending", "unchanged", "refused", "failed", "reverted", "released"]
 
 
 class ExecResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    status: Status
+    status: ExecStatus
     primitive: str
     target: str | int | None = None
     value: KnobValue | None = None
@@ -39,6 +40,10 @@ class ExecResult(BaseModel):
     before: KnobValue | None = None
     after: KnobValue | None = None
     notes: list[str] = Field(default_factory=list)
+
+    @property
+    def knob(self) -> str:
+        return knob_key(self.primitive, self.target)
 
 
 def _snapshot(host: Host, locs: list[Loc]) -> list[Write]:
@@ -82,7 +87,7 @@ class Executor:
     def apply(self, action: Action) -> ExecResult:
         p = self._lookup(action.primitive)
 
-        def result(status: Status, reason: str, **kw: object) -> ExecResult:
+        def result(status: ExecStatus, reason: str, **kw: object) -> ExecResult:
             return ExecResult.model_validate(
                 {
                     "status": status,

@@ -33,9 +33,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agent.hook.protocol import state_dir
+from core.knob import KnobValue, knob_key
+from core.statedir import state_dir
 from guardrails.journal import ChangeRecord
-from primitives.base import KnobValue, knob_key
 
 JOURNAL_NAME = "journal.jsonl"
 COMPACT_BYTES = 1 << 20

@@ -22,16 +22,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.proposal import Action, Proposal
+from core.knob import KnobValue, knob_key
+from core.proposal import Action, Proposal
 from guardrails.approvals import ApprovalStore
 from guardrails.filejournal import Move
 from guardrails.leases import LeaseTable
 from primitives import catalog
-from primitives.base import KnobValue, Primitive, TargetKind, knob_key
+from primitives.base import Primitive, TargetKind
 from primitives.schema import action_problem
 
 Mode = Literal["observe", "recommend", "auto"]
-Verdict = Literal["approve", "ask", "deny"]
+Ruling = Literal["approve", "ask", "deny"]
 Origin = Literal["agent", "operator"]
 
 
@@ -55,13 +56,13 @@ class Decision(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     action: Action
-    decision: Verdict
+    decision: Ruling
     rule: str = Field(description="the rule that decided, e.g. tier0, cooldown, flap")
     reason: str
     tier: int | None = None
     cause: str | None = None
     approval_id: str | None = None
-    would: Verdict | None = Field(default=None, description="in recommend mode: what auto would do")
+    would: Ruling | None = Field(default=None, description="in recommend mode: what auto would do")
     current: KnobValue | None = None
 
 

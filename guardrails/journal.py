@@ -13,7 +13,8 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from primitives.base import KnobValue, Loc, Write
+from core.knob import KnobValue, knob_key
+from primitives.base import Loc, Write
 
 
 class ChangeRecord(BaseModel):
@@ -30,6 +31,10 @@ class ChangeRecord(BaseModel):
     pending: list[Loc] = Field(default_factory=list, description="accepted, put in force later")
     before: KnobValue | None = Field(default=None, description="the knob's value before, in catalogue terms")
     state: Literal["writing", "applied", "reverted", "released", "failed"] = "writing"
+
+    @property
+    def knob(self) -> str:
+        return knob_key(self.primitive, self.target)
 
 
 class Journal(Protocol):

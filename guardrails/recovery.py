@@ -22,16 +22,11 @@ def _restore(
         if audit is not None:
             audit.write(
                 trigger,
-                knob=_knob(e),
+                knob=e.change.knob,
                 rollback=res.model_dump(mode="json"),
                 reason=res.reason,
             )
     return results
-
-
-def _knob(e: Entry) -> str:
-    c = e.change
-    return c.primitive if c.target is None else f"{c.primitive}@{c.target}"
 
 
 def restore_orphans(ex: Executor, journal: FileJournal, audit: AuditLog | None = None) -> list[ExecResult]:

@@ -8,7 +8,6 @@ agent that watches for waste must not become the waste, nor act on blind data.
 
 from __future__ import annotations
 
-import concurrent.futures
 import os
 import time
 from collections import deque
@@ -16,11 +15,6 @@ from collections.abc import Callable
 from enum import IntEnum
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from agent.diagnosis.model import Diagnosis
-from agent.proposal import Proposal
-from agent.proposers.base import Proposer
-from agent.report import HealthReport
 
 
 class Level(IntEnum):
@@ -108,52 +102,3 @@ class SafeMode:
                 Level.OBSERVE,
                 f"the agent used {used:.2f} cores, over its budget of {self.config.cpu_budget:g}",
             )
-
-
-class LadderProposer:
-    """The primary proposer (LLM) while safe mode allows, else the fallback (rules), else nothing."""
-
-    name = "ladder"
-
-    def __init__(self, primary: Proposer | None, fallback: Proposer, safe: SafeMode) -> None:
-        self.primary = primary
-        self.fallback = fallback
-        self.safe = safe
-        self.last_used = ""
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="idletune-llm")
-        self._running: concurrent.futures.Future[Proposal] | None = None
-        if primary is None:
-            safe.escalate(Level.RULES, "no LLM proposer configured")
-
-    def propose(self, report: HealthReport, diagnosis: Diagnosis) -> Proposal:
-        if self.safe.level >= Level.OBSERVE:
-            self.last_used = "none"
-            return Proposal.noop(f"safe mode: observe only ({self.safe.reason})")
-        if self.safe.level == Level.LLM and self.primary is not None:
-            got = self._ask_primary(report, diagnosis)
-            if got is not None:
-                self.last_used = self.primary.name
-                return got
-        self.last_used = self.fallback.name
-        return self.fallback.propose(report, diagnosis)
-
-    def _ask_primary(self, report: HealthReport, diagnosis: Diagnosis) -> Proposal | None:
-        assert self.primary is not None
-        if self._running is not None and not self._running.done():
-            # A call that timed out is still running: a thread cannot be killed, so wait for it.
-            self.safe.llm_failed("the previous call is still running")
-            return None
-        self._running = self._pool.submit(self.primary.propose, report, diagnosis)
-        try:
-            proposal = self._running.result(timeout=self.safe.config.llm_timeout_s)
-        except concurrent.futures.TimeoutError:
-            self.safe.llm_failed(f"no answer in {self.safe.config.llm_timeout_s:g} s")
-            return None
-        except Exception as e:  # any failure of the model or its output is the ladder's business
-            self.safe.llm_failed(f"{type(e).__name__}: {e}")
-            return None
-        self.safe.llm_ok()
-        return proposal
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)

@@ -17,14 +17,13 @@ from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent.diagnosis.model import Category
-from primitives.cpulist import format_cpulist, parse_cpulist
+from core.cpulist import format_cpulist, parse_cpulist
+from core.diagnosis import Category
+from core.knob import KnobValue, Target
 
 if TYPE_CHECKING:
     from primitives.host import Host
 
-KnobValue = int | float | str
-Target = str | int | None
 
 
 class Tier(IntEnum):
@@ -178,11 +177,6 @@ class Loc:
 class Write:
     loc: Loc
     value: KnobValue
-
-
-def knob_key(primitive_id: str, target: Target) -> str:
-    """The spec's knob key: `id`, or `id@target` for a primitive with a target."""
-    return primitive_id if target is None else f"{primitive_id}@{target}"
 
 
 @dataclass(frozen=True, kw_only=True)

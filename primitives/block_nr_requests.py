@@ -1,6 +1,6 @@
 """block.nr_requests: how many requests a device's queue may hold."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import IntRange, StepLimit, TargetKind, Tier
 from primitives.kinds.sysfs import BlockQueue
 

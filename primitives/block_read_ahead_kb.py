@@ -2,8 +2,9 @@
 
 from dataclasses import dataclass
 
-from agent.diagnosis.model import Category
-from primitives.base import IntRange, Reach, StepLimit, Target, TargetKind, Tier
+from core.diagnosis import Category
+from core.knob import Target
+from primitives.base import IntRange, Reach, StepLimit, TargetKind, Tier
 from primitives.channels import REOPEN_FILES
 from primitives.host import Host
 from primitives.kinds.sysfs import BlockQueue

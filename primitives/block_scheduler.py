@@ -1,6 +1,6 @@
 """block.scheduler: the I/O scheduler of one device."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import Choice, TargetKind, Tier
 from primitives.kinds.sysfs import BlockQueue
 

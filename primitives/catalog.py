@@ -9,9 +9,10 @@ from functools import lru_cache
 from typing import Any
 
 import primitives
-from agent.diagnosis.model import Category
-from agent.hostfs import HostFS
-from primitives.base import KnobValue, Primitive, Target, TargetKind, knob_key
+from core.diagnosis import Category
+from core.hostfs import HostFS
+from core.knob import KnobValue, Target, knob_key
+from primitives.base import Primitive, TargetKind
 from primitives.channels import GpuPower, TrainerChannel
 from primitives.host import Host
 from primitives.schema import build_proposal_schema

@@ -1,6 +1,6 @@
 """cpufreq.governor: the CPU frequency governor."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import Choice, TargetKind, Tier
 from primitives.kinds.cpufreq import Governor
 

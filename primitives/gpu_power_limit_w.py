@@ -1,6 +1,6 @@
 """gpu.power_limit_w: a GPU's power management limit."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import IntRange, StepLimit, TargetKind, Tier
 from primitives.kinds.gpu import PowerLimit
 

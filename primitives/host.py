@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent.hostfs import HostFS
-from primitives.base import KnobValue, Loc
+from core.cpulist import parse_cpulist
+from core.hostfs import HostFS
+from core.knob import KnobValue
+from primitives.base import Loc
 from primitives.channels import GpuPower, TrainerChannel
-from primitives.cpulist import parse_cpulist
 
 _SELECTED = re.compile(r"\[([^\]\s]+)\]")
 

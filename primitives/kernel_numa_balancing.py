@@ -1,6 +1,6 @@
 """kernel.numa_balancing: automatic NUMA balancing (migrate pages and tasks toward each other)."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import IntRange, TargetKind, Tier
 from primitives.kinds.sysctl import Sysctl
 

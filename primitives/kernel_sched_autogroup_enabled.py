@@ -1,6 +1,6 @@
 """kernel.sched_autogroup_enabled: group tasks by session for CPU fairness."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import IntRange, TargetKind, Tier
 from primitives.kinds.sysctl import Sysctl
 

@@ -2,9 +2,10 @@
 
 from dataclasses import dataclass
 
-from agent.diagnosis.model import Category
-from primitives.base import CpuList, KnobValue, Reach, Target, TargetKind, Tier
-from primitives.cpulist import parse_cpulist
+from core.cpulist import parse_cpulist
+from core.diagnosis import Category
+from core.knob import KnobValue, Target
+from primitives.base import CpuList, Reach, TargetKind, Tier
 from primitives.host import Host
 from primitives.kinds.trainer import TrainerKnob
 

@@ -1,6 +1,6 @@
 """loader.prefetch_factor: batches each loader worker prepares ahead."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import IntRange, Reach, StepLimit, TargetKind, Tier
 from primitives.kinds.trainer import TrainerKnob
 

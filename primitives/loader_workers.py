@@ -2,8 +2,9 @@
 
 from dataclasses import dataclass
 
-from agent.diagnosis.model import Category
-from primitives.base import IntRange, KnobValue, Reach, StepLimit, Target, TargetKind, Tier
+from core.diagnosis import Category
+from core.knob import KnobValue, Target
+from primitives.base import IntRange, Reach, StepLimit, TargetKind, Tier
 from primitives.host import Host
 from primitives.kinds.trainer import TrainerKnob
 

@@ -1,6 +1,6 @@
 """mm.thp_defrag: whether a huge page allocation may stall to compact memory."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import Choice, TargetKind, Tier
 from primitives.kinds.sysfs import SelectFile
 

@@ -1,6 +1,6 @@
 """trainer.batch_size: the per-step batch size of a job."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import IntRange, Reach, StepLimit, TargetKind, Tier
 from primitives.kinds.trainer import TrainerKnob
 

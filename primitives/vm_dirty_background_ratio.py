@@ -1,6 +1,6 @@
 """vm.dirty_background_ratio: share of reclaimable memory dirty before background writeback starts."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import IntRange, StepLimit, TargetKind, Tier
 from primitives.kinds.sysctl import DirtyPair
 

@@ -1,6 +1,6 @@
 """vm.dirty_bytes: dirty page cache, in bytes, at which writers are throttled (instead of vm.dirty_ratio)."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import IntRange, StepLimit, TargetKind, Tier
 from primitives.kinds.sysctl import DirtyPair
 

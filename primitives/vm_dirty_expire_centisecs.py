@@ -1,6 +1,6 @@
 """vm.dirty_expire_centisecs: age at which dirty data is old enough for periodic writeback."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import IntRange, StepLimit, TargetKind, Tier
 from primitives.kinds.sysctl import Sysctl
 

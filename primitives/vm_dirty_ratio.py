@@ -1,6 +1,6 @@
 """vm.dirty_ratio: share of reclaimable memory that may be dirty before writers are throttled."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import IntRange, StepLimit, TargetKind, Tier
 from primitives.kinds.sysctl import DirtyPair
 

@@ -1,6 +1,6 @@
 """vm.dirty_writeback_centisecs: how often the flusher threads wake to write old dirty data."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import IntRange, StepLimit, TargetKind, Tier
 from primitives.kinds.sysctl import Sysctl
 

@@ -1,6 +1,6 @@
 """vm.swappiness: how readily reclaim swaps anonymous memory rather than dropping page cache."""
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import IntRange, StepLimit, TargetKind, Tier
 from primitives.kinds.sysctl import Sysctl
 

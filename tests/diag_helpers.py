@@ -7,11 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.diagnosis.engine import diagnose
-from agent.diagnosis.model import Category, Diagnosis
-from agent.report import HealthReport, HostInfo, build_report
-from agent.sample import Sample
-from agent.window import Window
-from evals.incident import Incident
+from core.diagnosis import Category, Diagnosis
+from core.incident import Incident
+from core.report import HealthReport, HostInfo, build_report
+from core.sample import Sample
+from core.window import Window
 from evals.synth import incident, scenario
 
 

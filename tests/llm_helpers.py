@@ -6,10 +6,11 @@ import json
 from typing import Any
 
 from agent.diagnosis.engine import diagnose
-from agent.diagnosis.model import Category, Cause, Diagnosis, Evidence
-from agent.report import HealthReport, HostInfo, JobInfo, KnobValue, build_report
-from agent.sample import Sample, SourceStatus
-from agent.window import Window
+from core.diagnosis import Category, Cause, Diagnosis, Evidence
+from core.knob import KnobValue
+from core.report import HealthReport, HostInfo, JobInfo, build_report
+from core.sample import Sample, SourceStatus
+from core.window import Window
 from evals.synth import incident, scenario
 
 KNOBS: dict[str, KnobValue] = {

@@ -8,16 +8,16 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from agent.proposal import Action
-from agent.sample import Sample
 from agent.service.app import create_app
 from agent.service.ask import ChatAsker
 from agent.service.auth import load_token
 from agent.service.guard import Guard, fs_host
 from agent.service.observers import Observation, ReplayObserver
 from agent.service.state import ServiceState
-from agent.window import Window
-from evals.incident import load_incident
+from core.incident import load_incident
+from core.proposal import Action
+from core.sample import Sample
+from core.window import Window
 from tests.fakes.fake_kernel import FakeHost, fake_host
 
 INCIDENTS = Path(__file__).resolve().parent.parent / "evals" / "incidents"

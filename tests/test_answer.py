@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from agent.answer import answer_text, catalogue_remedies, paragraph
-from agent.diagnosis.model import Category
 from agent.grounding import check_grounded, numbers_in
-from agent.report import HostInfo, build_report
-from agent.sample import Sample, SourceStatus
-from agent.window import Window
-from evals.incident import load_incident
+from core.diagnosis import Category
+from core.incident import load_incident
+from core.report import HostInfo, build_report
+from core.sample import Sample, SourceStatus
+from core.window import Window
 from tests.diag_helpers import run, synth
 
 BUNDLED = Path(__file__).resolve().parent.parent / "evals" / "incidents"

@@ -6,11 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.cli.auto import build_loop
 from agent.loop import LoopConfig
 from agent.proposers.rules import RuleProposer, load_policies
+from agent.wiring import Feed, build_loop
+from core.sample import Sample
 from guardrails.filejournal import FileJournal
 from guardrails.journal import ChangeRecord
+from primitives.host import Host
+from tests.fakes.fake_kernel import make_root
 
 
 def _record(j: FileJournal) -> None:
@@ -24,20 +27,18 @@ def _record(j: FileJournal) -> None:
 
 
 @pytest.mark.parametrize("fresh", [False, True])
-def test_the_gate_history_comes_from_the_journal_unless_fresh(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh: bool
-) -> None:
-    monkeypatch.setenv("IDLETUNE_STATE_DIR", str(tmp_path))
-    _record(FileJournal(tmp_path))
-    loop, close = build_loop(
+def test_the_gate_history_comes_from_the_journal_unless_fresh(tmp_path: Path, fresh: bool) -> None:
+    state = tmp_path / "state"
+    _record(FileJournal(state))
+    host = Host(make_root(tmp_path / "root"))
+    feed = Feed(sample=lambda: Sample(t=0.0), report=lambda w: pytest.fail("no review expected"), host=host)
+    loop = build_loop(
         LoopConfig(interval_s=1.0),
+        feed,
         mode="recommend",
         primary=None,
         rules=RuleProposer(load_policies([])),
-        adopt=False,
-        bpf=False,
-        jobs=None,
-        say=lambda line: None,
+        state=state,
         fresh_history=fresh,
     )
     try:
@@ -49,4 +50,3 @@ def test_the_gate_history_comes_from_the_journal_unless_fresh(
             assert set(loop.gate.quarantined) == {"vm.swappiness"}
     finally:
         loop.shutdown()
-        close()

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from agent.sources.bpf_source import BpfSource
-from agent.vocabulary import is_known
 from bench.workloads import loop_device, spawn
 from bpf.hist import Log2Hist, percentile, slot_of
+from core.vocabulary import is_known
 
 pytestmark = [
     pytest.mark.root,

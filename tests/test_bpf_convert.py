@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.hostfs import HostFS
 from agent.sources.bpf_convert import (
     BlockedCarry,
     DeviceNames,
@@ -19,7 +18,6 @@ from agent.sources.bpf_convert import (
     vmscan_metrics,
     writeback_metrics,
 )
-from agent.vocabulary import is_known
 from bpf.snapshot import (
     BlockRaw,
     DevCounts,
@@ -29,6 +27,8 @@ from bpf.snapshot import (
     VmscanRaw,
     WritebackRaw,
 )
+from core.hostfs import HostFS
+from core.vocabulary import is_known
 from tests.bpf_helpers import tid_counts
 
 NVME = (259 << 20) | 1  # kernel dev_t of 259:1

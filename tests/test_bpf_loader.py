@@ -5,8 +5,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-from agent.hostfs import HostFS
 from bpf.loader import COLLECTORS, find_tracefs, format_fields, headers_reason, kernel_hz, probe
+from core.hostfs import HostFS
 from tests.bpf_helpers import write_all_events, write_event
 
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.hostfs import HostFS
 from agent.sources.bpf_convert import vmscan_metrics
 from agent.sources.bpf_source import BpfSource
-from agent.vocabulary import is_known, parse
 from bpf import loader, snapshot
 from bpf.loader import PROGRAM_DIR
 from bpf.snapshot import VmscanRaw
+from core.hostfs import HostFS
+from core.vocabulary import is_known, parse
 from tests.bpf_helpers import FakeBcc, FakeTable, write_all_events, write_event
 
 MEMCG = ("mm_vmscan_memcg_reclaim_begin", "mm_vmscan_memcg_reclaim_end")

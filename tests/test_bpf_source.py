@@ -12,12 +12,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from agent.hostfs import HostFS
 from agent.sources.base import Source
 from agent.sources.bpf_source import BpfSource
-from agent.vocabulary import is_known
 from bpf.loader import PROGRAM_DIR
 from bpf.snapshot import CgroupCounts
+from core.hostfs import HostFS
+from core.vocabulary import is_known
 from tests.bpf_helpers import FakeBcc, FakeTable, tid_counts, write_all_events
 
 NVME = (259 << 20) | 1

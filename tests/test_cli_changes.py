@@ -81,7 +81,7 @@ def test_operator_write_after_apply_is_released_by_rollback(root: Path) -> None:
 
 
 def test_approve_and_reject_from_the_command_line(root: Path) -> None:
-    from agent.proposal import Action
+    from core.proposal import Action
 
     store = ApprovalStore()
     a = store.request(Action(primitive="mm.thp_enabled", value="never", reason="r"), 2, "memory_reclaim")

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.cli.main import _register_all, app
-from agent.proposal import Action
+from core.proposal import Action
 from guardrails.approvals import ApprovalStore
 from guardrails.audit import AuditLog
 from tests.fakes.fake_kernel import make_root

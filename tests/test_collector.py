@@ -12,7 +12,7 @@ import time
 import pytest
 
 from agent.collector import Collector, UnavailableSource
-from agent.sample import SourceStatus
+from core.sample import SourceStatus
 
 
 class FakeSource:

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from agent.service.metrics import PREFIX, family_name
-from agent.vocabulary import METRICS
+from core.vocabulary import METRICS
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from tests.diag_helpers import synth
 
 C = Category

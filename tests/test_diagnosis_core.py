@@ -11,10 +11,10 @@ from agent.diagnosis.correlate import onset, timing_weight
 from agent.diagnosis.engine import diagnose
 from agent.diagnosis.layout import layout_of
 from agent.diagnosis.lostwork import Span, find_lost_work
-from agent.diagnosis.model import Category
-from agent.report import HostInfo, JobInfo, build_report
-from agent.sample import Sample, SourceStatus
-from agent.window import Window
+from core.diagnosis import Category
+from core.report import HostInfo, JobInfo, build_report
+from core.sample import Sample, SourceStatus
+from core.window import Window
 from evals.synth import SynthJob, incident, scenario
 from tests.diag_helpers import run
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.diagnosis.model import Category
-from evals.incident import load_incident
+from core.diagnosis import Category
+from core.incident import load_incident
 from tests.diag_helpers import run
 
 BUNDLED = Path(__file__).resolve().parent.parent / "evals" / "incidents"

@@ -5,8 +5,8 @@ what the trainer waits on, whatever size its rare requests have."""
 
 from __future__ import annotations
 
-from agent.diagnosis.model import Category, Diagnosis
-from agent.report import HostInfo, JobInfo
+from core.diagnosis import Category, Diagnosis
+from core.report import HostInfo, JobInfo
 from tests.diag_helpers import Jitter, diagnose_jittered
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.diagnosis.model import Category
-from evals.incident import Incident, load_incident
+from core.diagnosis import Category
+from core.incident import Incident, load_incident
 from tests.diag_helpers import run
 
 BUNDLED = Path(__file__).resolve().parent.parent / "evals" / "incidents"

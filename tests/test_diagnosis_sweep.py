@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from tests.diag_helpers import synth
 
 SEEDS = range(100, 130)

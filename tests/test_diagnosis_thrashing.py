@@ -4,8 +4,8 @@ readahead; without refaults the same device figures still point at the device.""
 
 from __future__ import annotations
 
-from agent.diagnosis.model import Category, Diagnosis
-from agent.report import HostInfo, JobInfo
+from core.diagnosis import Category, Diagnosis
+from core.report import HostInfo, JobInfo
 from tests.diag_helpers import Jitter, diagnose_jittered
 
 

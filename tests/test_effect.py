@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from agent.proposal import Action
-from agent.sample import Sample
-from agent.window import Window
+from core.proposal import Action
+from core.sample import Sample
+from core.window import Window
 from guardrails.effect import EffectConfig, EffectTracker, Kpi, compare, pick_kpi
 
 CFG = EffectConfig()

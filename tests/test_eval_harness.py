@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
-from agent.diagnosis.model import Category, Diagnosis
-from agent.proposal import Action, Proposal
 from agent.proposers.rules import RuleProposer, load_policies
-from agent.report import HealthReport
+from core.diagnosis import Category, Diagnosis
+from core.incident import load_incident
+from core.proposal import Action, Proposal
+from core.report import HealthReport
 from evals.harness import (
     cited_metrics,
     evaluate,
@@ -22,7 +23,6 @@ from evals.harness import (
     replay,
     schema_valid,
 )
-from evals.incident import load_incident
 
 BUNDLED = Path(__file__).resolve().parent.parent / "evals" / "incidents"
 EXAMPLES = ("checkpoint-writeback-burst", "healthy-host")
@@ -131,7 +131,7 @@ def test_cited_metrics_are_those_the_answer_shows() -> None:
     assert r.evidence
     assert all(m in r.answer for m in r.evidence)
     # A name of the diagnosis that the text leaves out is not cited, nor is a longer name's prefix.
-    from agent.diagnosis.model import Cause, Evidence
+    from core.diagnosis import Cause, Evidence
 
     d = Diagnosis(
         causes=[

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from evals.incident import Truth
+from core.incident import Truth
 from evals.scoring import (
     actions_acceptable,
     evidence_recall,

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.diagnosis.model import Category
 from agent.proposers.rules import RuleProposer, load_policies
+from core.diagnosis import Category
+from core.incident import Incident
 from evals.build_suite import build, entries
 from evals.harness import evaluate, load_all
-from evals.incident import Incident
 from evals.synth import write_incident
 
 SUITE = Path(__file__).resolve().parent.parent / "evals" / "incidents"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
-from agent.proposal import Action
+from core.proposal import Action
 from guardrails.executor import Executor
 from guardrails.journal import ChangeRecord, MemoryJournal
 from tests.fakes.fake_kernel import FakeKernelFS, fake_host

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.proposal import Action
+from core.proposal import Action
 from guardrails.executor import Executor
 from guardrails.filejournal import FileJournal, JournalError, Owner, this_process
 from guardrails.journal import ChangeRecord
@@ -123,7 +123,7 @@ def test_a_killed_process_leaves_an_orphan_that_the_next_start_restores(tmp_path
     script = textwrap.dedent(
         f"""
         import os, signal
-        from agent.proposal import Action
+        from core.proposal import Action
         from guardrails.executor import Executor
         from guardrails.filejournal import FileJournal, this_process
         from tests.fakes.fake_kernel import FakeKernelFS

@@ -5,12 +5,13 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from agent.proposal import Action, Proposal
+from core.knob import KnobValue
+from core.proposal import Action, Proposal
 from guardrails.approvals import ApprovalStore
 from guardrails.gate import Gate, GateConfig
 from guardrails.leases import LeaseTable
 from primitives import catalog
-from primitives.base import KnobValue, Primitive, Tier
+from primitives.base import Primitive, Tier
 
 
 class Clock:

@@ -11,12 +11,13 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.proposal import Action, Proposal
+from core.knob import KnobValue
+from core.proposal import Action, Proposal
 from guardrails.approvals import ApprovalStore
 from guardrails.gate import Gate, GateConfig, direction
 from guardrails.leases import LeaseTable
 from primitives import catalog
-from primitives.base import IntRange, KnobValue, Primitive, Tier
+from primitives.base import IntRange, Primitive, Tier
 
 # One knob per tier, with values inside and outside the catalogue's bounds.
 KNOBS: dict[str, tuple[str, str | int | None, list[KnobValue]]] = {

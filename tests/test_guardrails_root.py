@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.cli.main import _register_all, app
-from agent.hostfs import HostFS
+from core.hostfs import HostFS
 from guardrails.executor import Executor
 from guardrails.filejournal import FileJournal, this_process
 from guardrails.recovery import restore_orphans
@@ -91,8 +91,8 @@ def test_kill_9_after_applying_then_the_next_start_restores(loopdev: str, tmp_pa
     script = textwrap.dedent(
         f"""
         import os, signal
-        from agent.hostfs import HostFS
-        from agent.proposal import Action
+        from core.hostfs import HostFS
+        from core.proposal import Action
         from guardrails.executor import Executor
         from guardrails.filejournal import FileJournal, this_process
         from primitives.host import Host
@@ -124,17 +124,18 @@ def test_the_operators_own_write_is_respected(loopdev: str) -> None:
 def test_a_harmful_readahead_cut_on_the_testbed_is_rolled_back_within_one_window() -> None:
     pytest.importorskip("torch")
     pytest.importorskip("evals.testbed.runner")
-    from agent.cli.auto import build_loop
     from agent.demo import _until_verdict
     from agent.loop import LoopConfig
-    from agent.proposal import Action
     from agent.proposers.rules import RuleProposer, load_policies
+    from agent.wiring import Feed, build_loop, live_feed
+    from core.hostfs import HostFS
+    from core.proposal import Action
     from evals.testbed import runner as tb
     from guardrails.effect import EffectConfig
 
     tb.stop()
     loop = None
-    close = None
+    feed: Feed | None = None
     try:
         tb.run_scenario("readahead", "fault", seconds=3.0, keep=True, lifetime_s=300)
         dev = Path(str((tb.current() or {})["device"])).name
@@ -142,21 +143,18 @@ def test_a_harmful_readahead_cut_on_the_testbed_is_rolled_back_within_one_window
         assert _read(ra) == "128"
         window = 15.0
         # Recommend mode: the loop itself changes nothing; only the injected action is made.
-        loop, close = build_loop(
+        feed = live_feed(HostFS("/"), interval_s=1.0, bpf=False, devices=[dev])
+        loop = build_loop(
             LoopConfig(
                 interval_s=1.0,
                 review_every_s=5.0,
                 job="testbed",
                 effect=EffectConfig(window_s=window, settle_s=4.0),
             ),
+            feed,
             mode="recommend",
             primary=None,
             rules=RuleProposer(load_policies([])),
-            adopt=False,
-            bpf=False,
-            jobs=None,
-            say=lambda line: None,
-            devices=[dev],
         )
         loop.run(window + 2)  # a KPI history before the change
         d = loop.inject(
@@ -176,6 +174,6 @@ def test_a_harmful_readahead_cut_on_the_testbed_is_rolled_back_within_one_window
     finally:
         if loop is not None:
             loop.shutdown()
-        if close is not None:
-            close()
+        if feed is not None:
+            feed.close()
         tb.stop()

@@ -406,7 +406,7 @@ def test_an_agent_that_never_reads_does_not_block(
 
 
 def _cpulist(cpus: list[int]) -> str:
-    from agent.hook.protocol import format_cpulist
+    from core.cpulist import format_cpulist
 
     return format_cpulist(cpus)
 

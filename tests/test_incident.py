@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from evals.incident import IncidentError, load_incident
+from core.incident import IncidentError, load_incident
 
 BUNDLED = Path(__file__).resolve().parent.parent / "evals" / "incidents"
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.hostfs import HostFS
 from agent.jobs import JobRegistry, JobSpecError, OperatorJob, jobs_from_config, parse_job_spec
 from agent.proctree import children, descendants
 from agent.sources.trainer_state import AnnouncedJob
+from core.hostfs import HostFS
 
 
 class FakeProc:

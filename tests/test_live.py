@@ -3,10 +3,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from agent.hostfs import HostFS
 from agent.jobs import OperatorJob
 from agent.live import LiveHost
-from agent.sample import SourceStatus
+from core.hostfs import HostFS
+from core.sample import SourceStatus
 
 FIXTURES = Path(__file__).parent / "fixtures" / "proc"
 

@@ -14,7 +14,7 @@ from agent.grounding import check_grounded
 from agent.llm.backend import Completion
 from agent.llm.chat import Conversation
 from agent.llm.fake import FakeModel
-from agent.sample import SourceStatus
+from core.sample import SourceStatus
 from tests.llm_helpers import diagnosis, healthy, report
 
 INCIDENT = Path(__file__).resolve().parents[1] / "evals" / "incidents" / "checkpoint-writeback-burst"

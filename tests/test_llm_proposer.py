@@ -10,9 +10,9 @@ from jsonschema import Draft202012Validator
 
 from agent.llm.backend import Completion
 from agent.llm.fake import FakeModel
-from agent.llm.narrow import decision_schema, options, policy_hints
 from agent.proposers.base import Proposer
-from agent.proposers.llm import LLMProposer, LLMStats
+from agent.proposers.llm import LLMProposer, LLMStats, ModelFailure
+from agent.proposers.narrow import decision_schema, options, policy_hints
 from agent.proposers.rules import RuleProposer, load_policies
 from primitives.catalog import for_cause, proposal_schema
 from tests.llm_helpers import diagnosis, healthy, reply, report
@@ -120,7 +120,7 @@ def test_invalid_output_falls_back_with_the_reason(text: str, problem: str) -> N
 
 def test_bounds_checked_even_when_the_narrowed_schema_is_bypassed() -> None:
     """llama.cpp grammars do not enforce minimum/maximum: the checks after decoding must."""
-    from agent.llm.validate import check
+    from agent.proposers.validate import check
 
     opts = options(report(), diagnosis())
     loose: dict[str, Any] = {}
@@ -242,3 +242,26 @@ def test_build_without_a_model_falls_back_in_one_line() -> None:
     assert p.model is None and p.fallback is fallback and "not found" in note and "\n" not in note
     assert p.hints and ("writeback_burst", "vm.dirty_ratio") in p.hints
     assert p.decide(report(), diagnosis()).source == "rules"
+
+
+@pytest.mark.parametrize(
+    ("model", "failure"),
+    [
+        (None, ModelFailure.UNAVAILABLE),
+        (FakeModel.of(Completion("", "timeout", seconds=10.2)), ModelFailure.TIMEOUT),
+        (FakeModel.of(Completion("", "error", error="connection refused")), ModelFailure.ERROR),
+        (FakeModel.of(reply([])), ModelFailure.INVALID),
+        (FakeModel.of(reply(noop="the writeback is already handled by the operator")), None),
+    ],
+)
+def test_each_fallback_says_what_failed_as_a_type(
+    model: FakeModel | None, failure: ModelFailure | None
+) -> None:
+    d = proposer(model).decide(report(), diagnosis())
+    assert d.failure == failure
+    assert (d.source == "llm") == (failure is None)
+
+
+def test_nothing_to_choose_is_no_model_failure() -> None:
+    d = proposer(FakeModel()).decide(report(), healthy())
+    assert d.source == "rules" and d.failure is None

@@ -11,9 +11,9 @@ from jsonschema import Draft202012Validator
 from agent.grounding import check_grounded
 from agent.llm.chat import Conversation
 from agent.llm.loader import LLMSettings, embedded_model_path, open_model
-from agent.llm.narrow import decision_schema, options, policy_hints
 from agent.llm.render import DEFAULT_BUDGET, render_report
 from agent.proposers.llm import LLMProposer
+from agent.proposers.narrow import decision_schema, options, policy_hints
 from agent.proposers.rules import RuleProposer, load_policies
 from evals.harness import load_all
 from primitives.catalog import proposal_schema
@@ -72,7 +72,7 @@ def test_embedded_model_loads_once_and_counts_tokens(model: object) -> None:
 @pytest.mark.llm
 def test_embedded_model_decides_under_the_schema(model: object) -> None:
     from agent.diagnosis.engine import diagnose
-    from evals.incident import load_incident
+    from core.incident import load_incident
 
     inc = load_incident(WB)
     w = inc.window()
@@ -97,7 +97,7 @@ def test_embedded_model_decides_under_the_schema(model: object) -> None:
 @pytest.mark.llm
 def test_embedded_model_answers_grounded(model: object) -> None:
     from agent.diagnosis.engine import diagnose
-    from evals.incident import load_incident
+    from core.incident import load_incident
 
     inc = load_incident(WB)
     w = inc.window()

@@ -5,23 +5,22 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.diagnosis.model import Category, Cause, Diagnosis
 from agent.loop import ControlLoop, LoopConfig, PidLoop
-from agent.proposal import Action
 from agent.proposers.rules import RuleProposer, load_policies
-from agent.report import HealthReport, HostInfo, JobInfo, build_report
-from agent.sample import Sample
-from agent.window import Window
-from guardrails.approvals import ApprovalStore
-from guardrails.audit import REGISTRY, AuditLog
+from agent.wiring import Feed, build_loop
+from core.diagnosis import Category, Cause, Diagnosis
+from core.proposal import Action
+from core.report import HealthReport, HostInfo, JobInfo, build_report
+from core.sample import Sample
+from core.window import Window
+from guardrails.audit import REGISTRY
 from guardrails.effect import EffectConfig
-from guardrails.executor import Executor
-from guardrails.filejournal import FileJournal, this_process
-from guardrails.gate import Gate, GateConfig
-from guardrails.leases import LeaseTable
+from guardrails.filejournal import FileJournal
+from guardrails.gate import Gate, GateConfig, Mode
 from guardrails.pid import PidConfig
-from guardrails.safemode import Level, SafeMode
+from guardrails.safemode import Level
 from primitives.catalog import read_knobs
+from primitives.host import Host
 from tests.fakes.fake_kernel import FakeKernelFS, make_root
 
 RA = "/sys/block/loop0/queue/read_ahead_kb"
@@ -81,33 +80,25 @@ class Sim:
         return Diagnosis(causes=[Cause(category=Category.NONE, confidence=0.9, summary="healthy")])
 
 
-def make_loop(tmp_path: Path, mode: str = "auto", **cfg: object) -> tuple[Sim, ControlLoop, FileJournal]:
+def make_loop(tmp_path: Path, mode: Mode = "auto", **cfg: object) -> tuple[Sim, ControlLoop, FileJournal]:
+    """The loop as every app wires it, on the simulation's feed, with its state in tmp_path/state."""
     sim = Sim(tmp_path / "root")
-    from primitives.host import Host
-
-    journal = FileJournal(tmp_path / "state", owner=this_process(), clock=sim.clock)
-    gate = Gate(
-        GateConfig.model_validate({"mode": mode}),
+    feed = Feed(
+        sample=sim.sample,
+        report=sim.report,
+        host=Host(sim.fs),
         clock=sim.clock,
-        approvals=ApprovalStore(tmp_path / "state/approvals", clock=sim.clock),
-        leases=LeaseTable(clock=sim.clock),
+        diagnose=sim.diagnose,
+        simulated=True,
     )
     config = LoopConfig.model_validate(
         {"review_every_s": 5, "job": "job", "effect": EffectConfig(window_s=20, settle_s=2), **cfg}
     )
-    loop = ControlLoop(
-        config,
-        sample=sim.sample,
-        report=sim.report,
-        diagnose=sim.diagnose,
-        proposer=RuleProposer(load_policies([])),
-        gate=gate,
-        executor=Executor(Host(sim.fs), journal=journal),
-        audit=AuditLog(tmp_path / "state/audit.jsonl", clock=sim.clock),
-        safe=SafeMode(start=Level.RULES, clock=sim.clock, cpu_s=lambda: 0.0),
-        clock=sim.clock,
+    loop = build_loop(
+        config, feed, mode=mode, primary=None, rules=RuleProposer(load_policies([])), state=tmp_path / "state"
     )
-    return sim, loop, journal
+    assert isinstance(loop.executor.journal, FileJournal)
+    return sim, loop, loop.executor.journal
 
 
 def _audit(tmp_path: Path) -> list[dict[str, object]]:

@@ -8,7 +8,7 @@ import pytest
 
 from agent.sources.base import Source
 from agent.sources.nvml import NvmlSource
-from agent.vocabulary import is_known
+from core.vocabulary import is_known
 from tests.fakes.fake_pynvml import FakeNvml, load_fixture
 
 

@@ -32,7 +32,7 @@ def _error(text: str) -> str:
 def test_bundled_default_policy_loads_and_covers_every_cause() -> None:
     policy = load_policy(default_policy_path())
     covered = {c.value for r in policy.rules for c in r.causes}
-    from agent.diagnosis.model import Category
+    from core.diagnosis import Category
 
     assert covered == {c.value for c in Category}
     assert not any(r.action and r.action.primitive.id == "trainer.batch_size" for r in policy.rules)

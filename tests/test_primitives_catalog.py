@@ -8,7 +8,7 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from agent.diagnosis.model import Category
+from core.diagnosis import Category
 from primitives.base import Choice, CpuList, IntRange, TargetKind, Tier
 from primitives.catalog import all_primitives, catalog_json, for_cause, get, read_knobs
 from tests.fakes.fake_kernel import FakeGpu, FakeTrainer, make_root

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.proposal import Action
+from core.proposal import Action
 from guardrails.executor import Executor
 from primitives.base import Loc, Reach
 from primitives.catalog import get, read_knobs

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.hostfs import HostFS
-from agent.proposal import Action
+from core.hostfs import HostFS
+from core.proposal import Action
 from guardrails.executor import Executor
 from primitives.host import Host
 

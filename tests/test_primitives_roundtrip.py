@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.proposal import Action
+from core.knob import KnobValue, Target
+from core.proposal import Action
 from guardrails.executor import Executor
-from primitives.base import KnobValue, Target
 from primitives.catalog import all_primitives, get
 from tests.fakes.fake_kernel import fake_host
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.hostfs import HostFS
 from agent.sources.procfs import (
     DiskCounters,
     ProcfsSource,
@@ -27,7 +26,8 @@ from agent.sources.procfs import (
     vmstat_gauges,
     vmstat_rates,
 )
-from agent.vocabulary import is_known
+from core.hostfs import HostFS
+from core.vocabulary import is_known
 
 FIX = Path(__file__).parent / "fixtures" / "proc"
 

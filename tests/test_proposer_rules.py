@@ -7,14 +7,15 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from agent.diagnosis.model import Category, Cause, Diagnosis
-from agent.proposal import Proposal
 from agent.proposers.base import Proposer
 from agent.proposers.policy import parse_policy
 from agent.proposers.rules import RuleProposer, load_policies
-from agent.report import HealthReport, HostInfo, JobInfo, KnobValue, build_report
-from agent.sample import Sample
-from agent.window import Window
+from core.diagnosis import Category, Cause, Diagnosis
+from core.knob import KnobValue
+from core.proposal import Proposal
+from core.report import HealthReport, HostInfo, JobInfo, build_report
+from core.sample import Sample
+from core.window import Window
 from primitives.catalog import proposal_schema
 
 SCHEMA = Draft202012Validator(proposal_schema())

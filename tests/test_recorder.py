@@ -10,11 +10,12 @@ import pytest
 import yaml
 
 from agent.collector import Collector
-from agent.report import HealthReport, HostInfo, JobInfo, KnobValue, build_report
-from agent.sample import Sample, SourceStatus
-from agent.window import Window
-from evals.incident import load_incident
-from evals.recorder import UNLABELLED, incident_id, record, write_incident
+from agent.recorder import UNLABELLED, incident_id, record, write_incident
+from core.incident import load_incident
+from core.knob import KnobValue
+from core.report import HealthReport, HostInfo, JobInfo, build_report
+from core.sample import Sample, SourceStatus
+from core.window import Window
 
 
 class FakeSource:
@@ -122,7 +123,7 @@ def test_folder_name_must_be_an_id(tmp_path: Path) -> None:
 
 
 def test_only_devices_leaves_other_disks_out(tmp_path: Path) -> None:
-    from evals.recorder import Recording, only_devices
+    from agent.recorder import Recording, only_devices
 
     rec = Recording(
         host=HostInfo(cpus=2, gpus=0, block_devices=["loop0", "loop1"]),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.report import HostInfo, build_report, summarise
-from agent.sample import Sample, SourceStatus
-from agent.vocabulary import Agg
-from agent.window import Window
+from core.report import HostInfo, build_report, summarise
+from core.sample import Sample, SourceStatus
+from core.vocabulary import Agg
+from core.window import Window
 
 HOST = HostInfo(cpus=2)
 

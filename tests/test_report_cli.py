@@ -10,9 +10,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from agent.cli.common import ROOT_ENV
 from agent.cli.report import capability_lines, register, with_unit
-from agent.sample import SourceStatus
+from core.hostfs import ROOT_ENV
+from core.sample import SourceStatus
 
 FIX = Path(__file__).parent / "fixtures" / "proc"
 FAST = ["--duration", "0.3", "--interval", "0.1"]

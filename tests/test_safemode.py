@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import threading
 
-from agent.diagnosis.model import Category, Cause, Diagnosis
-from agent.proposal import Action, Proposal
-from agent.report import HealthReport, HostInfo, WindowInfo
-from guardrails.safemode import LadderProposer, Level, SafeMode, SafeModeConfig
+from agent.proposers.ladder import LadderProposer
+from core.diagnosis import Category, Cause, Diagnosis
+from core.proposal import Action, Proposal
+from core.report import HealthReport, HostInfo, WindowInfo
+from guardrails.safemode import Level, SafeMode, SafeModeConfig
 
 REPORT = HealthReport(
     host=HostInfo(cpus=2), window=WindowInfo(start=0, end=1, samples=2, interval_s=1), metrics={}
@@ -96,3 +97,36 @@ def test_bpf_faults_and_cpu_overuse_go_to_observe_only() -> None:
 def test_the_ladder_never_climbs_back() -> None:
     safe = SafeMode(start=Level.OBSERVE)
     assert not safe.escalate(Level.RULES, "x") and level(safe) == Level.OBSERVE
+
+
+def test_the_ladder_counts_typed_model_failures_and_not_an_empty_choice() -> None:
+    """Through StrictLLM a model failure is an exception of its own kind, whatever its reason says;
+    a decision with no option to choose is answered by the rules and is not a failure."""
+    from agent.llm.backend import Completion
+    from agent.llm.fake import FakeModel
+    from agent.proposers.ladder import ModelFailed, StrictLLM
+    from agent.proposers.llm import LLMProposer, ModelFailure
+    from agent.proposers.rules import RuleProposer, load_policies
+    from tests.llm_helpers import diagnosis, healthy, report
+
+    rules = RuleProposer(load_policies([]))
+    broken = StrictLLM(LLMProposer(FakeModel.of(Completion("", "error", error="boom")), rules))
+    try:
+        broken.propose(report(), diagnosis())
+        raise AssertionError("a model error must raise")
+    except ModelFailed as e:
+        assert e.kind is ModelFailure.ERROR and "boom" in str(e)
+
+    safe = SafeMode(SafeModeConfig(llm_errors=2))
+    idle = StrictLLM(LLMProposer(FakeModel(), rules))  # an empty queue: any call would fail the test
+    ladder = LadderProposer(idle, rules, safe)
+    for _ in range(3):
+        assert ladder.propose(report(), healthy()) == rules.propose(report(), healthy())
+    assert level(safe) == Level.LLM and ladder.last_used == "llm"
+
+    failing = FakeModel.of(Completion("", "timeout", seconds=30.0), Completion("", "timeout", seconds=30.0))
+    ladder = LadderProposer(StrictLLM(LLMProposer(failing, rules)), rules, safe)
+    ladder.propose(report(), diagnosis())
+    ladder.propose(report(), diagnosis())
+    assert level(safe) == Level.RULES and "timeout" in safe.reason
+    ladder.close()

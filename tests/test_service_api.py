@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from agent.diagnosis.engine import diagnose
 from agent.service.auth import MAX_BODY, load_token
-from evals.incident import load_incident
+from core.incident import load_incident
 from guardrails.executor import Executor
 from tests.fakes.fake_kernel import tree_bytes
 from tests.service_helpers import INCIDENT, Service, action, make_service
@@ -256,11 +256,11 @@ def test_dashboard_page_and_assets_load_nothing_external(client: TestClient) -> 
 
 
 def test_host_and_job_figures_of_one_family_get_separate_names() -> None:
-    from agent.diagnosis.model import Category, Cause, Diagnosis
-    from agent.report import HostInfo, build_report
-    from agent.sample import Sample
     from agent.service.metrics import gauges_text
-    from agent.window import Window
+    from core.diagnosis import Category, Cause, Diagnosis
+    from core.report import HostInfo, build_report
+    from core.sample import Sample
+    from core.window import Window
 
     w = Window(samples=[Sample(t=0, m={"sched.runq_lat_p99_us": 50.0, "sched.train.runq_lat_p99_us": 80.0})])
     report = build_report(w, HostInfo(cpus=2))

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.hostfs import HostFS
 from agent.service.features import FEATURES, build, vector
 from agent.sources.cgroupfs import CgroupPaths, own_cgroup, workload_of
 from bpf.snapshot import CgroupCounts
+from core.hostfs import HostFS
 
 CID = "0123456789abcdef" * 4
 UID = "5f2b1c3a-9d8e-4f7a-b6c5-d4e3f2a1b0c9"

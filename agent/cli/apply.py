@@ -15,8 +15,8 @@ from typing import Annotated
 import typer
 
 from agent.cli.errors import fail
-from agent.cli.guarded import audit, gate, journal, needs, open_host, parse_knob_value
-from agent.proposal import Action, Proposal
+from agent.cli.guarded import needs, open_host, parse_knob_value
+from core.proposal import Action, Proposal
 from guardrails.executor import Executor
 from guardrails.filejournal import JournalError
 from guardrails.gate import GateConfig
@@ -36,6 +36,8 @@ def apply_command(
     priority: Annotated[int, typer.Option("--priority", help="the job's lease priority")] = 0,
 ) -> None:
     """Make one change by hand, journaled so that `idletune rollback` can undo it."""
+    from agent.wiring import gate_for, open_guardrails
+
     try:
         primitive, target_text, value_text = parse_knob_value(change)
     except ValueError as e:
@@ -49,8 +51,8 @@ def apply_command(
     value: int | str = int(value_text) if value_text.lstrip("-").isdigit() else value_text
     action = Action(primitive=primitive, target=target, value=value, reason=reason or "manual change")
     try:
-        j = journal(owner=None)  # no owner: a manual change is kept after this command exits
-        g = gate(GateConfig(mode="auto", priorities={job: priority} if job else {}), j)
+        guard = open_guardrails(owner=None)  # no owner: a manual change is kept after this command exits
+        g = gate_for(GateConfig(mode="auto", priorities={job: priority} if job else {}), guard)
     except JournalError as e:
         fail(str(e))
     want_trainer, want_gpu = needs(p)
@@ -69,7 +71,7 @@ def apply_command(
         [d] = g.review(
             Proposal(actions=[action]), {action.knob: current}, job=job, origin="operator", approved_by=who
         )
-        log = audit()
+        log = guard.audit
         decided = {
             "knob": action.knob,
             "proposal": action.model_dump(mode="json"),
@@ -79,7 +81,7 @@ def apply_command(
         if d.decision != "approve":
             log.write("manual", **decided, reason=d.reason)
             fail(f"the gate said no ({d.rule}): {d.reason}", code=1)
-        res = Executor(host, journal=j).apply(action)
+        res = Executor(host, journal=guard.journal).apply(action)
         log.write("manual", **decided, reason=res.reason, execution=res.model_dump(mode="json"))
         if res.status in ("applied", "pending"):
             if job is not None and p.target is not TargetKind.JOB:

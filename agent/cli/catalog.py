@@ -36,7 +36,7 @@ def catalog_command(
     if as_json:
         typer.echo(json.dumps(catalog_json(), indent=2))
         return
-    from agent.cli.common import host_fs
+    from core.hostfs import host_fs
     from primitives.channels import open_nvml_power
 
     gpu, gpu_reason = open_nvml_power()

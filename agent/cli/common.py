@@ -1,28 +1,19 @@
-"""What several commands share: the host root, the live host, recorded incidents, --job."""
+"""What several commands share: the live host, recorded incidents, --job."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from agent.cli.errors import fail
-from agent.hostfs import HostFS
-from agent.report import HealthReport
-from agent.window import Window
+from core.hostfs import ROOT_ENV, host_fs
+from core.report import HealthReport
+from core.window import Window
 
 if TYPE_CHECKING:
     from agent.jobs import OperatorJob
-
-# Reads every host path under this root instead of `/`: a recorded or fake host
-# (tests, demos) without touching the real one.
-ROOT_ENV = "IDLETUNE_ROOT"
-
-
-def host_fs() -> HostFS:
-    return HostFS(os.environ.get(ROOT_ENV) or "/")
 
 
 def operator_jobs(specs: list[str] | None) -> list[OperatorJob]:
@@ -72,7 +63,7 @@ def observe_live(
 
 def load_recorded(path: Path) -> tuple[Window, HealthReport, str]:
     """A recorded incident's window, report and question, or one clear error."""
-    from evals.incident import IncidentError, load_incident
+    from core.incident import IncidentError, load_incident
 
     try:
         inc = load_incident(path)

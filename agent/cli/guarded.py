@@ -1,4 +1,4 @@
-"""What the commands that change the host share: the host with its channels, the state files.
+"""What the commands that change the host share: the host with its channels, the knob syntax.
 
 A one-shot command (apply, rollback) reaches a trainer hook by listening on the
 hook socket for a few seconds: hooks reconnect within two seconds. While `idletune
@@ -11,12 +11,8 @@ import contextlib
 import time
 from collections.abc import Iterator
 
-from agent.cli.common import host_fs
-from guardrails.approvals import ApprovalStore
-from guardrails.audit import AuditLog
-from guardrails.filejournal import FileJournal, Owner
-from guardrails.gate import Gate, GateConfig
-from guardrails.leases import LeaseTable
+from core.hostfs import host_fs
+from core.knob import split_knob_key
 from primitives.base import Loc, Primitive, TargetKind
 from primitives.host import Host
 
@@ -28,10 +24,10 @@ def parse_knob_value(spec: str) -> tuple[str, str | None, str]:
     knob, sep, value = spec.partition("=")
     if not sep or not knob or not value:
         raise ValueError(f"{spec!r} is not PRIMITIVE[@TARGET]=VALUE")
-    primitive, at, target = knob.partition("@")
-    if at and not target:
+    primitive, target = split_knob_key(knob)
+    if target == "":
         raise ValueError(f"{spec!r}: nothing after @")
-    return primitive.strip(), (target.strip() if at else None), value.strip()
+    return primitive.strip(), (target.strip() if target is not None else None), value.strip()
 
 
 def needs(p: Primitive | None, locs: list[Loc] | None = None) -> tuple[bool, bool]:
@@ -68,25 +64,3 @@ def open_host(*, trainer: bool = False, gpu: bool = False, job: str | None = Non
     finally:
         if source is not None:
             source.close()
-
-
-def journal(owner: Owner | None = None) -> FileJournal:
-    return FileJournal(owner=owner)
-
-
-def audit() -> AuditLog:
-    return AuditLog()
-
-
-def gate(config: GateConfig, j: FileJournal) -> Gate:
-    """A gate that knows every move and quarantine recorded in the journal, by any process:
-    cooldowns, rate limits, the flap rule and quarantines hold across commands."""
-    from agent.hook.protocol import state_dir
-
-    return Gate(
-        config,
-        approvals=ApprovalStore(),
-        leases=LeaseTable(f"{state_dir()}/leases.json"),
-        history=j.moves(),
-        quarantines=j.quarantines(),
-    )

@@ -11,10 +11,10 @@ from rich.console import Console
 
 from agent.cli.common import load_recorded, observe_live
 from agent.cli.errors import fail
-from agent.diagnosis.model import Diagnosis
 from agent.proposers.policy import PolicyError
 from agent.proposers.rules import Outcome, RuleProposer, load_policies
-from agent.report import HealthReport
+from core.diagnosis import Diagnosis
+from core.report import HealthReport
 from primitives.catalog import get
 
 

@@ -27,9 +27,10 @@ def record_command(
 ) -> None:
     """Record the live sources into OUT (incident.yaml + series.jsonl); truth is left for a person."""
     # Imported here: `idletune --help` must not pay for the live sources.
-    from agent.cli.common import ROOT_ENV, host_fs, operator_jobs
+    from agent.cli.common import operator_jobs
     from agent.live import LiveHost
-    from evals.recorder import incident_id, only_devices, record, write_incident
+    from agent.recorder import incident_id, only_devices, record, write_incident
+    from core.hostfs import ROOT_ENV, host_fs
 
     if interval > duration:
         fail("--interval must not exceed --duration")

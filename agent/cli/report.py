@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from agent.cli.common import observe_live
-from agent.report import HealthReport, MetricSummary
-from agent.sample import SourceStatus
+from core.report import HealthReport, MetricSummary
+from core.sample import SourceStatus
 
 # What each source contributes, so a missing one is explained in terms of what the
 # operator loses rather than as a bare module name.

@@ -11,15 +11,14 @@ from typing import Annotated
 import typer
 
 from agent.cli.errors import fail
-from agent.cli.guarded import audit, journal, needs, open_host
+from agent.cli.guarded import needs, open_host
 from guardrails.executor import ExecResult, Executor
 from guardrails.filejournal import JournalError, this_process
 from guardrails.recovery import rollback_all, rollback_one
 
 
 def _say(res: ExecResult) -> None:
-    knob = res.primitive if res.target is None else f"{res.primitive}@{res.target}"
-    typer.echo(f"{res.status}: {knob} (change {res.change_id}): {res.reason}")
+    typer.echo(f"{res.status}: {res.knob} (change {res.change_id}): {res.reason}")
 
 
 def rollback_command(
@@ -27,10 +26,13 @@ def rollback_command(
     all_: Annotated[bool, typer.Option("--all", help="every open change in the journal")] = False,
 ) -> None:
     """Restore the values idletune found before its changes."""
+    from agent.wiring import open_guardrails
+
     if (change_id is None) == (not all_):
         fail("give a change id or --all")
+    guard = open_guardrails(owner=this_process())
+    j = guard.journal
     try:
-        j = journal(owner=this_process())
         entries = j.open_entries()
     except JournalError as e:
         fail(str(e))
@@ -46,10 +48,10 @@ def rollback_command(
     with open_host(trainer=want_trainer, gpu=want_gpu) as host:
         ex = Executor(host, journal=j)
         if change_id is not None:
-            one = rollback_one(ex, j, change_id, audit())
+            one = rollback_one(ex, j, change_id, guard.audit)
             results = [one] if one is not None else []
         else:
-            results = rollback_all(ex, j, audit())
+            results = rollback_all(ex, j, guard.audit)
     for res in results:
         _say(res)
     if any(r.status == "failed" for r in results):

@@ -5,18 +5,20 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agent.cli.common import host_fs, operator_jobs
+from agent.cli.common import operator_jobs
 from agent.cli.errors import fail
-from agent.hook.protocol import state_dir
+from core.hostfs import host_fs
+from core.statedir import state_dir
 from primitives.host import Host
 
 if TYPE_CHECKING:
-    from agent.live import LiveHost
+    pass
 
 DEFAULT_PORT = 8786
 
@@ -53,6 +55,7 @@ def serve_command(
     from agent.service.guard import Guard
     from agent.service.observers import LiveObserver, Observer, ReplayObserver
     from agent.service.state import ServiceState
+    from agent.wiring import live_host_opener
 
     directory = Path(state_dir())
     try:
@@ -63,7 +66,7 @@ def serve_command(
     observer: Observer
     open_host: Callable[[], contextlib.AbstractContextManager[Host]] = _plain_host
     if incident is not None:
-        from evals.incident import IncidentError
+        from core.incident import IncidentError
 
         try:
             observer = ReplayObserver(incident)
@@ -80,7 +83,7 @@ def serve_command(
             fs, interval_s=interval, bpf=not no_bpf, operator_jobs=named, state_dir=str(directory)
         )
         observer = LiveObserver(live)
-        open_host = _live_host(live)
+        open_host = partial(live_host_opener, live)
     asker = ChatAsker()
     if llm:
         from agent.llm.loader import SettingsError, load_settings, open_model
@@ -107,18 +110,6 @@ def serve_command(
 @contextlib.contextmanager
 def _plain_host() -> Iterator[Host]:
     yield Host(host_fs())
-
-
-def _live_host(live: LiveHost) -> Callable[[], contextlib.AbstractContextManager[Host]]:
-    """The live host's own trainer channel and GPUs: this process holds the hook socket."""
-    from primitives.channels import open_nvml_power
-
-    @contextlib.contextmanager
-    def opener() -> Iterator[Host]:
-        gpu, _ = open_nvml_power()
-        yield Host(live.fs, trainer=live.trainer_control, gpu=gpu)
-
-    return opener
 
 
 def register(app: typer.Typer) -> None:

@@ -38,9 +38,7 @@ def status_doc() -> dict[str, Any]:
         "managed": [
             {
                 "id": e.change.id,
-                "knob": e.change.primitive
-                if e.change.target is None
-                else f"{e.change.primitive}@{e.change.target}",
+                "knob": e.change.knob,
                 "before": e.change.before,
                 "value": e.change.value,
                 "state": e.change.state,

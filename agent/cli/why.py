@@ -10,7 +10,7 @@ import typer
 from agent.answer import answer_text, catalogue_remedies
 from agent.cli.common import load_recorded, observe_live
 from agent.diagnosis.engine import diagnose
-from agent.diagnosis.model import Diagnosis
+from core.diagnosis import Diagnosis
 
 
 def why_command(

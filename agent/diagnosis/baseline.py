@@ -10,7 +10,7 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 
-from agent.window import Window
+from core.window import Window
 
 NAN = math.nan
 # Scales a MAD to the standard deviation of normal noise.

@@ -15,10 +15,10 @@ from agent.diagnosis import rules_cpu, rules_gpu, rules_io
 from agent.diagnosis.baseline import Frame
 from agent.diagnosis.layout import Layout, layout_of
 from agent.diagnosis.lostwork import LostWork, Span, find_lost_work
-from agent.diagnosis.model import Category, Cause, Diagnosis, Evidence, LostWorkWindow
 from agent.diagnosis.signals import Finding, SpanView, ramp
-from agent.report import HealthReport
-from agent.window import Window
+from core.diagnosis import DEFAULT_QUESTION, Category, Cause, Diagnosis, Evidence, LostWorkWindow
+from core.report import HealthReport
+from core.window import Window
 
 C = Category
 Rule = Callable[[SpanView], Finding]
@@ -66,7 +66,6 @@ _FALLBACKS: dict[Category, tuple[Category, ...]] = {
 _FALLBACKS[C.HOST_OVERHEAD] = _FALLBACKS[C.COMM_WAIT]
 
 MAX_CONFIDENCE = 0.97
-DEFAULT_QUESTION = str(Diagnosis.model_fields["question"].default)
 
 
 def _views(

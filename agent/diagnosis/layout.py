@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent.diagnosis.baseline import Frame
-from agent.report import HealthReport
-from agent.vocabulary import parse
+from core.report import HealthReport
+from core.vocabulary import parse
 
 
 @dataclass

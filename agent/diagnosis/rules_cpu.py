@@ -11,9 +11,9 @@ runs few workers.
 from __future__ import annotations
 
 from agent.diagnosis.fmt import fmt
-from agent.diagnosis.model import Evidence
 from agent.diagnosis.rules_io import writeback_surge
 from agent.diagnosis.signals import Finding, Signal, SpanView, best, gather, ramp
+from core.diagnosis import Evidence
 
 
 def workers_per_core(v: SpanView) -> float | None:

@@ -11,8 +11,8 @@ still not launching work fast enough).
 from __future__ import annotations
 
 from agent.diagnosis.fmt import fmt
-from agent.diagnosis.model import Evidence
 from agent.diagnosis.signals import Finding, Signal, SpanView, best, gather, ramp
+from core.diagnosis import Evidence
 
 # NVML clocks event reasons (nvmlClocksEventReason*).
 SW_POWER_CAP = 0x4

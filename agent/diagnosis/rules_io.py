@@ -12,8 +12,8 @@ their request sizes are its consequence, not a cause of their own).
 from __future__ import annotations
 
 from agent.diagnosis.fmt import fmt
-from agent.diagnosis.model import Evidence
 from agent.diagnosis.signals import Finding, Signal, SpanView, best, gather, ramp
+from core.diagnosis import Evidence
 
 # Dirty pages wait up to vm.dirty_expire_centisecs (30 s by default) before the flush,
 # so the pile-up that causes a stall can start well before the stall.

@@ -19,8 +19,8 @@ from agent.diagnosis.correlate import onset, timing_weight
 from agent.diagnosis.fmt import fmt
 from agent.diagnosis.layout import Layout
 from agent.diagnosis.lostwork import NORMAL_DATA_WAIT, LostWork, Span
-from agent.diagnosis.model import Evidence
-from agent.report import HealthReport
+from core.diagnosis import Evidence
+from core.report import HealthReport
 
 EPS = 1e-9
 T = TypeVar("T")

@@ -16,19 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.hook import procs
-from agent.hook.protocol import (
-    AFFINITY,
-    BATCH_SIZE,
-    PREFETCH,
-    REOPEN_FILES,
-    WORKERS,
-    KnobValue,
-    bounds,
-    check,
-    format_cpulist,
-    parse_cpulist,
-)
+from agent.hook.protocol import AFFINITY, BATCH_SIZE, PREFETCH, REOPEN_FILES, WORKERS, bounds, check
 from agent.hook.rebuild import Rebuild, clone_torch_loader, is_torch_loader
+from core.cpulist import format_cpulist, parse_cpulist
+from core.knob import KnobValue
 
 log = logging.getLogger("idletune.hook")
 

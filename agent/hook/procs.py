@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from agent.hostfs import HostFS
 from agent.proctree import descendants
+from core.hostfs import HostFS
 
 _FS = HostFS("/")
 

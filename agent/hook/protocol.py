@@ -1,6 +1,7 @@
 """The wire protocol between the trainer hook and the agent, and the bounds both enforce.
 
-Standard library only: training scripts import this through `agent.hook`.
+Standard library only (with the standard-library modules of `core`): training scripts import
+this through `agent.hook`.
 
 Transport: a Unix stream socket at `$IDLETUNE_STATE_DIR/trainer.sock`; one JSON
 object per line, each way. Hook to agent:
@@ -27,9 +28,12 @@ import os
 import re
 from typing import Any
 
+from core.cpulist import format_cpulist, parse_cpulist
+from core.knob import KnobValue
+from core.statedir import state_dir
+
 PROTOCOL_VERSION = 1
 SOCKET_NAME = "trainer.sock"
-DEFAULT_STATE_DIR = "/var/lib/idletune"
 MAX_LINE = 64 * 1024  # a longer line is a broken peer, not a message
 
 WORKERS = "loader.workers"
@@ -48,13 +52,7 @@ WORKERS_PER_CPU_MAX = 4
 PREFETCH_MIN, PREFETCH_MAX = 1, 16
 BATCH_SIZE_MIN, BATCH_SIZE_MAX = 1, 65536
 
-KnobValue = int | float | str
-
 _JOB_BAD = re.compile(r"[^a-z0-9_-]+")
-
-
-def state_dir(explicit: str | None = None) -> str:
-    return explicit or os.environ.get("IDLETUNE_STATE_DIR") or DEFAULT_STATE_DIR
 
 
 def socket_path(explicit_state_dir: str | None = None) -> str:
@@ -80,36 +78,6 @@ def decode(line: bytes) -> dict[str, Any] | None:
     return msg if isinstance(msg, dict) else None
 
 
-def parse_cpulist(text: str) -> set[int]:
-    """Kernel cpulist syntax, "0-3,8,10-11"; ValueError when malformed."""
-    cpus: set[int] = set()
-    for part in text.replace(" ", "").split(","):
-        if not part:
-            continue
-        lo, sep, hi = part.partition("-")
-        a, b = int(lo), int(hi) if sep else int(lo)
-        if a < 0 or b < a:
-            raise ValueError(f"bad CPU range {part!r}")
-        cpus.update(range(a, b + 1))
-    if not cpus:
-        raise ValueError("empty CPU list")
-    return cpus
-
-
-def format_cpulist(cpus: set[int] | list[int]) -> str:
-    """The canonical cpulist of a CPU set: sorted, ranges collapsed."""
-    out: list[str] = []
-    ordered = sorted(set(cpus))
-    i = 0
-    while i < len(ordered):
-        j = i
-        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
-            j += 1
-        out.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
-        i = j + 1
-    return ",".join(out)
-
-
 def check(key: str, value: Any, usable_cpus: set[int]) -> tuple[KnobValue | None, str]:
     """(canonical value, "") when `value` is acceptable for `key`, else (None, why not)."""
     if key == AFFINITY:
@@ -117,6 +85,8 @@ def check(key: str, value: Any, usable_cpus: set[int]) -> tuple[KnobValue | None
             cpus = set(value) if isinstance(value, list) else parse_cpulist(str(value))
         except (TypeError, ValueError) as e:
             return None, f"{key}: not a CPU list ({e})"
+        if not cpus:
+            return None, f"{key}: not a CPU list (empty CPU list)"
         if not all(isinstance(c, int) and not isinstance(c, bool) for c in cpus):
             return None, f"{key}: CPU numbers must be integers"
         outside = cpus - usable_cpus

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agent.answer import paragraph
-from agent.diagnosis.model import Category, Diagnosis
 from agent.grounding import check_grounded
 from agent.llm import prompts
 from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message, Model
 from agent.llm.render import clean, evidence_line, host_names, plain, quote_names, render_report
-from agent.report import HealthReport
+from core.diagnosis import Category, Diagnosis
+from core.report import HealthReport
 
 MAX_TOKENS = 80
 # Under the 1,500-token ceiling: a chat turn re-reads only the question, but the first one

@@ -15,9 +15,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from agent.diagnosis.fmt import fmt, pct
-from agent.diagnosis.model import Category, Cause, Diagnosis, Evidence
-from agent.report import HealthReport
-from agent.vocabulary import parse
+from core.diagnosis import Category, Cause, Diagnosis, Evidence
+from core.report import HealthReport
+from core.vocabulary import parse
 
 # What survives of a host string: enough for names and paths, nothing that opens a
 # quote, a chat-template marker (`<|im_start|>`), markup or a JSON object.

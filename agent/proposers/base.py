@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from agent.diagnosis.model import Diagnosis
-from agent.proposal import Proposal
-from agent.report import HealthReport
+from core.diagnosis import Diagnosis
+from core.proposal import Proposal
+from core.report import HealthReport
 
 
 @runtime_checkable

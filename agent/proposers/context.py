@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.diagnosis.model import Cause
-from agent.report import HealthReport, KnobValue, MetricSummary
-from agent.vocabulary import matches, parse
-from primitives.base import Target, knob_key
+from core.diagnosis import Cause
+from core.knob import KnobValue, Target, knob_key
+from core.report import HealthReport, MetricSummary
+from core.vocabulary import matches, parse
 
 _PLACEHOLDERS = {"device": "{device}", "job": "{job}", "gpu": "{gpu}"}
 

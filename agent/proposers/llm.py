@@ -2,7 +2,7 @@
 
 Per decision: the options for the diagnosis' top causes become a JSON schema (plus the
 explicit no-op) and the model decodes under it; the output is validated again in full
-(agent.llm.validate). Invalid output, a backend error or a call past its timeout is
+(agent.proposers.validate). Invalid output, a backend error or a call past its timeout is
 counted, and the fallback proposer (the rules) answers instead. With no option at all
 there is nothing for the model to pick and the rules answer without a call. It changes nothing.
 """
@@ -11,20 +11,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any, Literal
 
-from agent.diagnosis.model import Diagnosis
-from agent.llm import narrow, prompts
+from agent.llm import prompts
 from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message, Model
 from agent.llm.loader import LLMSettings, open_model
 from agent.llm.render import quote, render_brief
-from agent.llm.validate import check
-from agent.proposal import Proposal
+from agent.proposers import narrow
 from agent.proposers.base import Proposer
 from agent.proposers.policy import Policy
-from agent.report import HealthReport
+from agent.proposers.validate import check
+from core.diagnosis import Diagnosis
+from core.proposal import Proposal
+from core.report import HealthReport
 
 Source = Literal["llm", "rules"]
+
+
+class ModelFailure(StrEnum):
+    """Why the model's own proposal could not be used: each is counted against the model."""
+
+    UNAVAILABLE = "unavailable"  # no model could be loaded
+    TIMEOUT = "timeout"
+    ERROR = "error"  # the backend failed (connection refused, crashed)
+    INVALID = "invalid"  # the output failed the schema or the bounds
+
+
 # A decision is about 25 grammar-forced tokens and a short reason; a reply cut off here is
 # invalid and the rules answer, which bounds the worst case on a slow host.
 MAX_TOKENS = 72
@@ -49,12 +62,16 @@ class LLMStats:
 
 
 @dataclass(frozen=True)
-class Decision:
+class LLMOutcome:
+    """One proposal and who made it; a fallback says why, and whether the model failed."""
+
     proposal: Proposal
     source: Source
     why: str = ""  # for a fallback: what was wrong with the model's answer
     completion: Completion | None = None
     schema: dict[str, Any] = field(default_factory=dict)
+    # None when the model answered, or when there was nothing for it to choose (no option).
+    failure: ModelFailure | None = None
 
 
 def decision_messages(report: HealthReport, diagnosis: Diagnosis, opts: list[narrow.Option]) -> list[Message]:
@@ -95,47 +112,50 @@ class LLMProposer:
         self.stats = stats if stats is not None else LLMStats()
         # Without the policy's hints every direction of every primitive for a cause is offered.
         self.hints = hints
-        self.last: Decision | None = None
+        self.last: LLMOutcome | None = None
         self.last_tokens = 0  # prompt and completion tokens of the last proposal
 
     def propose(self, report: HealthReport, diagnosis: Diagnosis) -> Proposal:
         return self.decide(report, diagnosis).proposal
 
-    def decide(self, report: HealthReport, diagnosis: Diagnosis) -> Decision:
+    def decide(self, report: HealthReport, diagnosis: Diagnosis) -> LLMOutcome:
         self.stats.decisions += 1
         self.last = self._decide(report, diagnosis)
         done = self.last.completion
         self.last_tokens = done.prompt_tokens + done.completion_tokens if done is not None else 0
         return self.last
 
-    def _decide(self, report: HealthReport, diagnosis: Diagnosis) -> Decision:
+    def _decide(self, report: HealthReport, diagnosis: Diagnosis) -> LLMOutcome:
         if self.model is None:
             self.stats.fallback_unavailable += 1
-            return self._fall_back(report, diagnosis, f"model unavailable: {self.unavailable}")
+            return self._fall_back(
+                report, diagnosis, f"model unavailable: {self.unavailable}", ModelFailure.UNAVAILABLE
+            )
         opts = narrow.options(report, diagnosis, self.hints)
         if not opts:
             self.stats.no_choice += 1
-            return self._fall_back(report, diagnosis, "no catalogue option for the top causes to decide on")
+            return self._fall_back(
+                report, diagnosis, "no catalogue option for the top causes to decide on", None
+            )
         schema = narrow.decision_schema(opts)
         messages = decision_messages(report, diagnosis, opts)
         done = self.model.chat(messages, schema=schema, max_tokens=self.max_tokens, timeout_s=self.timeout_s)
         self._count(done)
         if done.finish == "timeout" or done.seconds > self.timeout_s:
             self.stats.fallback_timeout += 1
-            return self._fall_back(
-                report, diagnosis, f"model past its {self.timeout_s:g} s timeout", done, schema
-            )
+            why = f"model past its {self.timeout_s:g} s timeout"
+            return self._fall_back(report, diagnosis, why, ModelFailure.TIMEOUT, done, schema)
         if done.finish == "error":
             self.stats.fallback_error += 1
-            return self._fall_back(report, diagnosis, f"model error: {done.error}", done, schema)
+            why = f"model error: {done.error}"
+            return self._fall_back(report, diagnosis, why, ModelFailure.ERROR, done, schema)
         checked = check(done.text, schema, opts)
         if checked.proposal is None:
             self.stats.fallback_invalid += 1
-            return self._fall_back(
-                report, diagnosis, f"model output rejected: {checked.problem}", done, schema
-            )
+            why = f"model output rejected: {checked.problem}"
+            return self._fall_back(report, diagnosis, why, ModelFailure.INVALID, done, schema)
         self.stats.llm_used += 1
-        return Decision(checked.proposal, "llm", "", done, schema)
+        return LLMOutcome(checked.proposal, "llm", "", done, schema)
 
     def _count(self, done: Completion) -> None:
         self.stats.prompt_tokens += done.prompt_tokens
@@ -148,10 +168,12 @@ class LLMProposer:
         report: HealthReport,
         diagnosis: Diagnosis,
         why: str,
+        failure: ModelFailure | None,
         done: Completion | None = None,
         schema: dict[str, Any] | None = None,
-    ) -> Decision:
-        return Decision(self.fallback.propose(report, diagnosis), "rules", why, done, schema or {})
+    ) -> LLMOutcome:
+        proposal = self.fallback.propose(report, diagnosis)
+        return LLMOutcome(proposal, "rules", why, done, schema or {}, failure)
 
 
 def build(

@@ -17,8 +17,8 @@ from typing import Literal
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from agent.diagnosis.model import Category
 from agent.proposers.expr import Expr, ExprError
+from core.diagnosis import Category
 from primitives import catalog
 from primitives.base import CPULIST_PATTERN, Choice, CpuList, IntRange, Primitive, TargetKind
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent.diagnosis.model import Category, Cause, Diagnosis
-from agent.proposal import Action, Proposal
 from agent.proposers import context
 from agent.proposers.policy import CONFIDENCE, Band, Condition, Policy, Rule, RuleAction, load_policy
 from agent.proposers.policy import default_policy_path as default_policy_path
-from agent.report import HealthReport, KnobValue
-from primitives.base import IntRange, Target, knob_key
+from core.diagnosis import Category, Cause, Diagnosis
+from core.knob import KnobValue, Target, knob_key
+from core.proposal import Action, Proposal
+from core.report import HealthReport
+from primitives.base import IntRange
 from primitives.schema import action_problem
 
 

@@ -14,8 +14,6 @@ from fastapi import FastAPI, HTTPException, Path, Query
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agent.diagnosis.model import Diagnosis
-from agent.report import HealthReport
 from agent.service import metrics
 from agent.service.auth import GuardMiddleware
 from agent.service.fastpath import SnapshotFastPath
@@ -23,6 +21,8 @@ from agent.service.features import FeaturesDoc
 from agent.service.guard import ActionsDoc, TimelineEvent
 from agent.service.kpi import KpiSeries
 from agent.service.state import ServiceState
+from core.diagnosis import Diagnosis
+from core.report import HealthReport
 from guardrails.approvals import Approval
 from guardrails.executor import ExecResult
 
@@ -83,7 +83,7 @@ class RollbackReply(BaseModel):
     results: list[ExecResult]
 
 
-class Status(BaseModel):
+class ServiceStatus(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     snapshot_t: float
@@ -137,10 +137,10 @@ def create_app(state: ServiceState, token: str) -> FastAPI:
     ) -> list[TimelineEvent]:
         return state.guard.timeline(since, limit)
 
-    @app.get("/v1/status", response_model=Status, tags=["read"])
-    def status() -> Status:
+    @app.get("/v1/status", response_model=ServiceStatus, tags=["read"])
+    def status() -> ServiceStatus:
         snap = state.snapshot()
-        return Status(snapshot_t=snap.t, interval_s=state.interval_s, last_error=state.last_error)
+        return ServiceStatus(snapshot_t=snap.t, interval_s=state.interval_s, last_error=state.last_error)
 
     @app.post("/v1/ask", response_model=AskReply, tags=["ask"], responses=unauthorized, openapi_extra=secured)
     def ask(body: AskBody) -> AskReply:

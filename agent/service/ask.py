@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import threading
 
-from agent.diagnosis.model import Diagnosis
 from agent.llm.backend import Model
 from agent.llm.chat import Conversation
-from agent.report import HealthReport
+from core.diagnosis import Diagnosis
+from core.report import HealthReport
 
 
 class ChatAsker:

@@ -16,10 +16,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from guardrails.approvals import Approval, ApprovalStore
-from guardrails.audit import AuditLog, AuditRecord
+from agent.wiring import open_guardrails
+from guardrails.approvals import Approval
+from guardrails.audit import AuditRecord
 from guardrails.executor import ExecResult, Executor
-from guardrails.filejournal import Entry, FileJournal, this_process
+from guardrails.filejournal import Entry, this_process
 from guardrails.recovery import rollback_all, rollback_one
 from primitives.host import Host
 
@@ -62,10 +63,9 @@ class TimelineEvent(BaseModel):
 
 def _view(e: Entry) -> ChangeView:
     c = e.change
-    knob = c.primitive if c.target is None else f"{c.primitive}@{c.target}"
     return ChangeView(
         id=c.id,
-        knob=knob,
+        knob=c.knob,
         primitive=c.primitive,
         target=c.target,
         value=c.value,
@@ -92,9 +92,8 @@ def _summary(r: AuditRecord) -> str:
 class Guard:
     def __init__(self, state_dir: Path, open_host: HostOpener) -> None:
         self.dir = state_dir
-        self.approvals = ApprovalStore(state_dir / "approvals")
-        self.journal = FileJournal(state_dir, owner=this_process())
-        self.audit = AuditLog(state_dir / "audit.jsonl")
+        guard = open_guardrails(state_dir, owner=this_process())
+        self.approvals, self.journal, self.audit = guard.approvals, guard.journal, guard.audit
         self._open_host = open_host
         # One rollback at a time: two would race on the same journal entries.
         self._lock = threading.Lock()

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.vocabulary import parse
-from agent.window import Window
+from core.vocabulary import parse
+from core.window import Window
 
 MAX_POINTS = 600
 

@@ -15,9 +15,9 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from agent.diagnosis.model import Diagnosis
-from agent.report import HealthReport
-from agent.vocabulary import METRICS, MetricDef, MetricName, parse
+from core.diagnosis import Diagnosis
+from core.report import HealthReport
+from core.vocabulary import METRICS, MetricDef, MetricName, parse
 from guardrails import audit
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Protocol
 
 from agent.live import LiveHost
-from agent.report import HealthReport
 from agent.service.features import FeaturesDoc, build
 from agent.sources.cgroupfs import CgroupPaths
-from agent.window import Window
+from core.report import HealthReport
+from core.window import Window
 
 LIVE_HORIZON_S = 600.0
 
@@ -38,7 +38,7 @@ class ReplayObserver:
     """A recorded incident, served as it is: for demos, tests and benchmarks without root."""
 
     def __init__(self, path: Path) -> None:
-        from evals.incident import load_incident
+        from core.incident import load_incident
 
         inc = load_incident(path)
         window = inc.window()

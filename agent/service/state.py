@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.diagnosis.engine import diagnose
-from agent.diagnosis.model import Diagnosis
-from agent.report import HealthReport
 from agent.service.features import FeaturesDoc
 from agent.service.guard import Guard
 from agent.service.kpi import KpiSeries, kpi_series
 from agent.service.metrics import gauges_text
 from agent.service.observers import Observer
+from core.diagnosis import Diagnosis
+from core.report import HealthReport
 
 Asker = Callable[[str, HealthReport, Diagnosis], tuple[str, str, str]]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from agent.sample import SourceStatus
+from core.sample import SourceStatus
 
 
 @runtime_checkable

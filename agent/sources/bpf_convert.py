@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from agent.hostfs import HostFS
 from bpf.hist import Log2Hist, merge, percentile
 from bpf.snapshot import TID_SLOT_BASE, BlockRaw, FilemapRaw, OffcpuRaw, RunqRaw, VmscanRaw, WritebackRaw
+from core.hostfs import HostFS
 
 NS_PER_US = 1_000.0
 NS_PER_MS = 1_000_000.0

@@ -10,8 +10,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import ModuleType
 
-from agent.hostfs import HostFS
-from agent.sample import SourceStatus
 from agent.sources.bpf_convert import (
     BlockedCarry,
     DeviceNames,
@@ -25,6 +23,8 @@ from agent.sources.bpf_convert import (
 )
 from bpf import loader, snapshot
 from bpf.snapshot import CgroupCounts
+from core.hostfs import HostFS
+from core.sample import SourceStatus
 
 Jobs = Callable[[], dict[str, list[int]]]
 

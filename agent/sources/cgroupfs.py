@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.hostfs import HostFS
+from core.hostfs import HostFS
 
 # Where distributions mount the v2 hierarchy: alone, or beside v1 ("hybrid").
 CGROUP2_MOUNTS = ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from agent.sample import SourceStatus
+from core.sample import SourceStatus
 
 _MIB = 1024 * 1024
 

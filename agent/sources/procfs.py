@@ -15,8 +15,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from agent.host import block_devices, looks_like_partition
-from agent.hostfs import HostFS
-from agent.sample import SourceStatus
+from core.hostfs import HostFS
+from core.sample import SourceStatus
 
 _SECTOR_BYTES = 512  # /proc/diskstats counts 512-byte sectors whatever the device's block size
 _PSI_NAMES = {

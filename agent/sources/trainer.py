@@ -23,8 +23,8 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.hook.protocol import KEYS, MAX_LINE, PROTOCOL_VERSION, decode, encode, safe_job_name, socket_path
-from agent.sample import SourceStatus
 from agent.sources.trainer_state import AnnouncedJob, Peer, Pool, announced
+from core.sample import SourceStatus
 
 log = logging.getLogger("idletune.trainer")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.hook.protocol import KnobValue
+from core.knob import KnobValue
 
 
 def _num(msg: dict[str, Any], key: str) -> float:

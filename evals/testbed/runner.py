@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from agent.hook.protocol import state_dir
+from core.statedir import state_dir
 from evals.testbed import hostsetup as hs
 from evals.testbed.scenarios import PHASES, SCENARIOS, Phase, PhaseName, Scenario
 from evals.testbed.state import UndoLog, state_file

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.hook.protocol import state_dir
+from core.statedir import state_dir
 
 STATE_NAME = "testbed.json"
 

@@ -54,7 +54,7 @@ class ShardStream(IterableDataset[tuple[Any, int]]):
                     os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
 
 
-class Status:
+class Progress:
     """Cumulative figures written atomically about twice a second."""
 
     def __init__(self, path: Path) -> None:
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
     model = torch.nn.Sequential(torch.nn.Linear(FEATURES, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     loss_fn = torch.nn.CrossEntropyLoss()
-    status = Status(args.status)
+    status = Progress(args.status)
     status.update(force=True)
     while True:  # epochs until stopped
         t = time.perf_counter()

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from primitives.base import Availability, KnobValue, Loc, Primitive, Target, Write
-from primitives.cpulist import parse_cpulist
+from core.cpulist import parse_cpulist
+from core.knob import KnobValue, Target
+from primitives.base import Availability, Loc, Primitive, Write
 from primitives.host import Host
 
 _CPU_DIR = "/sys/devices/system/cpu"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from primitives.base import Availability, KnobValue, Loc, Primitive, Target, Write
+from core.knob import KnobValue, Target
+from primitives.base import Availability, Loc, Primitive, Write
 from primitives.host import Host
 
 

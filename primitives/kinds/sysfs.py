@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from primitives.base import Availability, KnobValue, Loc, Primitive, Target, Write, valid_name
+from core.knob import KnobValue, Target
+from primitives.base import Availability, Loc, Primitive, Write, valid_name
 from primitives.host import Host
 
 

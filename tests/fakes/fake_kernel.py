@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.hostfs import HostFS
+from core.hostfs import HostFS
 from primitives.channels import Ack, TrainerValue
 from primitives.host import Host
 

@@ -18,11 +18,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.diagnosis.model import Category, Cause, Diagnosis
 from agent.proposers import context
 from agent.proposers.policy import Policy, Rule
-from agent.report import HealthReport, KnobValue
-from primitives.base import Choice, CpuList, Primitive, Target, TargetKind, knob_key, valid_name
+from core.diagnosis import Category, Cause, Diagnosis
+from core.knob import KnobValue, Target, knob_key
+from core.report import HealthReport
+from primitives.base import Choice, CpuList, Primitive, TargetKind, valid_name
 from primitives.catalog import for_cause
 
 # The rule policy's default: below it a cause is too weak to act on.

@@ -18,9 +18,10 @@ from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from agent.diagnosis.fmt import fmt
-from agent.llm.narrow import Option
-from agent.proposal import Action, Proposal
-from primitives.base import IntRange, Primitive, knob_key
+from agent.proposers.narrow import Option
+from core.knob import knob_key
+from core.proposal import Action, Proposal
+from primitives.base import IntRange, Primitive
 from primitives.catalog import get, proposal_schema
 from primitives.schema import action_problem
 
