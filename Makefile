@@ -11,14 +11,17 @@ bootstrap:
 test: bootstrap
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/python -m tests.layers
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 demo: bootstrap
 	$(BIN)/idletune demo
 
+# Lint, types, and the layers contract (tests/layers.py): an upward import is named and fails.
 lint: bootstrap
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/python -m tests.layers
 
 # Every benchmark, its figures recorded in bench/results/ for the README (needs root for eBPF).
 bench: bootstrap
