@@ -146,6 +146,27 @@ def parse(name: str) -> MetricName | None:
     return None
 
 
+# The largest magnitude a recorded value may have, whatever its unit: far above any real
+# figure (1e15 KB/s is an exabyte per second), low enough that sums and means of a long
+# series stay finite, and below 2**53, so an integer in the file is exact as a float.
+MAX_MAGNITUDE = 1e15
+
+# The spec states a scale for shares (0..1) and percentages; both allow 5 % of full scale
+# either side: real recordings overshoot by measurement skew (a counter read a little late
+# against its interval, NVML rounding), and generated ones carry zero-mean noise near zero.
+# Other units state no range: any finite value within MAX_MAGNITUDE.
+_UNIT_RANGES: dict[str, tuple[float, float]] = {
+    "%": (-5.0, 105.0),
+    "0..1": (-0.05, 1.05),
+    "°C": (-273.15, MAX_MAGNITUDE),  # nothing is colder than absolute zero
+}
+
+
+def unit_range(unit: str) -> tuple[float, float]:
+    """The (lowest, highest) value a recorded metric of `unit` may take."""
+    return _UNIT_RANGES.get(unit, (-MAX_MAGNITUDE, MAX_MAGNITUDE))
+
+
 def is_known(name: str) -> bool:
     return parse(name) is not None
 

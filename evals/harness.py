@@ -114,7 +114,10 @@ class EvalRun(BaseModel):
 
 def incident_dirs(path: Path) -> list[Path]:
     """`path` itself when it holds an incident, else its sub-folders in name order."""
-    if (path / INCIDENT_FILE).is_file() or not path.is_dir():
+    header = path / INCIDENT_FILE
+    # Any incident.yaml makes `path` one incident, a FIFO or a link to a device included:
+    # the loader refuses it with one line, where is_file() would quietly skip the folder.
+    if header.is_symlink() or header.exists() or not path.is_dir():
         return [path]
     # Hidden and underscore folders are tool litter (.git, __pycache__), not incidents.
     return sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
@@ -135,6 +138,8 @@ def load_all(paths: Sequence[Path]) -> tuple[list[Incident], list[str]]:
                 incidents.append(load_incident(folder))
             except IncidentError as e:
                 errors.append(str(e))
+            except Exception as e:  # a bug in the loader: this incident is refused, the others still run
+                errors.append(str(IncidentError(f"{folder}: the loader failed: {type(e).__name__}: {e}")))
     return incidents, errors
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ import yaml
 
 from agent.proposers.rules import RuleProposer, load_policies
 from core.diagnosis import Category, Diagnosis
-from core.incident import load_incident
+from core.incident import Incident, load_incident
 from core.proposal import Action, Proposal
 from core.report import HealthReport
 from evals.harness import (
@@ -209,3 +210,29 @@ def test_a_crash_fails_its_incident_and_the_run_goes_on(tiny_suite: Path) -> Non
     # No credit for the silence of a crash.
     assert not (s.ac1 or s.action_ok or s.schema_valid) and s.restraint is False
     assert run.to_json()["failures"] == [failure]
+
+
+def test_a_loader_bug_refuses_its_incident_and_the_run_goes_on(
+    tiny_suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import evals.harness as harness
+
+    def flaky(folder: Path) -> Incident:
+        if folder.name == "healthy-host":
+            raise KeyError("x" * 10_000)
+        return load_incident(folder)
+
+    monkeypatch.setattr(harness, "load_incident", flaky)
+    incidents, errors = load_all([tiny_suite])
+    assert [i.id for i in incidents] == ["checkpoint-writeback-burst"] and len(errors) == 2
+    (bug,) = [e for e in errors if "the loader failed" in e]
+    assert "healthy-host: the loader failed: KeyError" in bug and len(bug) <= 300 and "\n" not in bug
+
+
+def test_a_fifo_header_makes_its_folder_one_refused_incident(tmp_path: Path) -> None:
+    folder = tmp_path / "fifo-header"
+    folder.mkdir()
+    os.mkfifo(folder / "incident.yaml")
+    assert incident_dirs(folder) == [folder]
+    incidents, errors = load_all([folder])
+    assert incidents == [] and errors == [f"{folder}/incident.yaml: not a regular file (a FIFO)"]

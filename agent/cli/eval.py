@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from agent.cli.errors import fail
 from agent.proposers.base import Proposer
+from core.text import printable
 
 if TYPE_CHECKING:
     from agent.proposers.llm import LLMStats
@@ -60,8 +62,9 @@ def render(run: EvalRun, console: Console) -> None:
     from evals.results_table import headers, rows
 
     def say(line: str) -> None:
-        # Plain lines, not a table: ids and cause names stay whole on any terminal width.
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+        # Plain lines, not a table: ids and cause names stay whole on any terminal width. Ids and
+        # causes come from incident folders: printable drops any escape sequence in them.
+        console.print(printable(line), markup=False, highlight=False, soft_wrap=True)
 
     width = max((len(r.replay.id) for r in run.results), default=2)
     say(f"{'id':<{width}}  {'truth':<24} {'top cause':<24} AC@1  actions  forbidden  latency")
@@ -72,11 +75,16 @@ def render(run: EvalRun, console: Console) -> None:
             f"{r.replay.id:<{width}}  {r.truth[0]:<24} {top:<24} {'yes' if sc.ac1 else 'NO':<5} "
             f"{'ok' if sc.action_ok else 'NO':<8} {sc.forbidden:<10} {sc.latency_ms:.1f} ms"
         )
+    # Named in the report itself, not only on stderr, so a saved report says what it left out.
+    for line in run.errors:
+        say(f"invalid, not scored: {line}")
+    for line in run.failures:
+        say(f"failed, scored as wrong: {line}")
     summary = Table(title="summary")
     for col in headers(run):
         summary.add_column(col)
     for row in rows(run):
-        summary.add_row(*row)
+        summary.add_row(*(Text(printable(cell)) for cell in row))
     console.print(summary)
 
 
@@ -104,9 +112,17 @@ def eval_command(
     from evals.harness import evaluate
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    # Each bad incident is one line on stderr; the run goes on with the rest.
-    run = evaluate(dirs, make, on_error=lambda line: err.print(f"invalid: {line}", markup=False))
+
+    def tell(line: str) -> None:
+        err.print(printable(f"invalid: {line}"), markup=False)
+
+    # Each bad incident is one line and the run goes on with the rest: on stderr beside the
+    # JSON document (which lists them too); the text report lists them in its body.
+    run = evaluate(dirs, make, on_error=tell if as_json else None)
     if not run.results:
+        if not as_json:  # no report follows to list them: say them here
+            for line in run.errors:
+                tell(line)
         fail(f"no incident could be read ({len(run.errors)} invalid)")
     if as_json:
         doc = run.to_json()
