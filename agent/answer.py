@@ -1,7 +1,8 @@
 """A grounded answer in plain words: what happened, the ranked causes, the evidence, what could be done.
 
 Every figure printed comes from the HealthReport or the Diagnosis and is written with
-`fmt`, so `agent.grounding.check_grounded` can trace it. Where a source was not live or
+`fmt`, so `agent.grounding.check_grounded` can trace it. The text is for a terminal: host
+strings in it pass `core.text.printable`. Where a source was not live or
 evidence is missing, the answer says so instead of guessing.
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from agent.diagnosis.fmt import fmt, pct
 from core.diagnosis import Category, Cause, Diagnosis, Evidence
 from core.report import HealthReport
+from core.text import printable
 
 Remedies = Callable[[Category], list[str]]
 
@@ -141,7 +143,9 @@ def _remedy_lines(cause: Cause, remedies: Remedies | None) -> list[str]:
 
 
 def answer_text(report: HealthReport, d: Diagnosis, remedies: Remedies | None = None) -> str:
-    """The full answer: question, paragraph, ranked causes, evidence, remedies, gaps."""
+    """The full answer: question, paragraph, ranked causes, evidence, remedies, gaps; text for a
+    reader, so the question and host strings in it (job and device names, reasons) lose any
+    control characters and escape sequences."""
     out = [f"Q: {d.question}", "", paragraph(report, d), "", "Ranked causes:"]
     shown = [c for c in d.causes if c.confidence >= 0.05][:SHOWN_CAUSES] or d.causes[:1]
     for rank, c in enumerate(shown, start=1):
@@ -160,4 +164,4 @@ def answer_text(report: HealthReport, d: Diagnosis, remedies: Remedies | None = 
     if gaps:
         out += ["", "Not enough evidence:"]
         out += [f"  - {g}" for g in gaps]
-    return "\n".join(out)
+    return printable("\n".join(out))

@@ -1,7 +1,8 @@
 """`idletune ask` and `idletune chat`: questions answered from the report and diagnosis, phrased by the LLM.
 
 Without a usable model (llama-cpp-python missing, no model file, an endpoint down) the
-answers come from the diagnosis alone, after one line on stderr saying why.
+answers come from the diagnosis alone, after one line on stderr saying why. What is printed
+(answers, host strings, the question, a backend's error) passes `core.text.printable` first.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import typer
 from agent.cli.errors import fail
 from agent.llm.chat import Answer, Conversation
 from agent.llm.loader import LLMSettings, SettingsError, load_settings, open_model
+from core.text import printable
 
 ModelOpt = Annotated[
     Path | None, typer.Option("--model", help="a GGUF model file instead of the embedded one")
@@ -75,16 +77,16 @@ def conversation(
     opened = open_model(settings)
     if opened.model is None:
         print(
-            f"idletune: LLM unavailable, answering from the diagnosis alone: {opened.why_not}",
+            printable(f"idletune: LLM unavailable, answering from the diagnosis alone: {opened.why_not}"),
             file=sys.stderr,
         )
     return Conversation(opened.model, report, diagnosis, settings.timeout_s, opened.why_not)
 
 
 def _say(answer: Answer, out: TextIO) -> None:
-    print(answer.text, file=out)
+    print(printable(answer.text), file=out)
     if answer.note:
-        print(f"({answer.note})", file=out)
+        print(printable(f"({answer.note})"), file=out)
 
 
 def repl(conv: Conversation, read: Callable[[str], str], out: TextIO) -> None:
@@ -104,11 +106,11 @@ def repl(conv: Conversation, read: Callable[[str], str], out: TextIO) -> None:
         if line in ("/quit", "/exit", "/q"):
             return
         if line == "/report":
-            print(render_report(conv.report), file=out)
+            print(printable(render_report(conv.report)), file=out)
         elif line == "/why":
             print(answer_text(conv.report, conv.diagnosis, catalogue_remedies), file=out)
         elif line.startswith("/"):
-            print(f"unknown command {line.split()[0]}. {HELP}", file=out)
+            print(printable(f"unknown command {line.split()[0]}. {HELP}"), file=out)
         else:
             _say(conv.ask(line), out)
 

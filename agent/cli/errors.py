@@ -5,7 +5,10 @@ from __future__ import annotations
 import sys
 from typing import NoReturn
 
+from core.text import printable
+
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    print(f"idletune: {message}", file=sys.stderr)
+    # The message may quote a host, an incident or a user: it reaches the terminal cleaned.
+    print(f"idletune: {printable(message)}", file=sys.stderr)
     raise SystemExit(code)

@@ -15,12 +15,14 @@ from agent.proposers.policy import PolicyError
 from agent.proposers.rules import Outcome, RuleProposer, load_policies
 from core.diagnosis import Diagnosis
 from core.report import HealthReport
+from core.text import printable
 from primitives.catalog import get
 
 
 def render(report: HealthReport, diagnosis: Diagnosis, outcome: Outcome, console: Console) -> None:
     def say(line: str) -> None:
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+        # Summaries, reasons and knob values carry host text (job and device names).
+        console.print(printable(line), markup=False, highlight=False, soft_wrap=True)
 
     for c in diagnosis.causes[:3]:
         say(f"cause: {c.category.value} ({c.confidence:.2f}) {c.summary}")

@@ -7,10 +7,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from agent.cli.common import observe_live
 from core.report import HealthReport, MetricSummary
 from core.sample import SourceStatus
+from core.text import printable
 
 # What each source contributes, so a missing one is explained in terms of what the
 # operator loses rather than as a bare module name.
@@ -59,23 +61,36 @@ def with_unit(v: float, unit: str) -> str:
     return text if unit in ("0..1", "bitmask", "") else f"{text} {unit}"
 
 
+def _cell(text: str) -> Text:
+    """A table cell from host text: a Text is never read as rich markup, and printable drops escapes."""
+    return Text(printable(text))
+
+
+def _say(console: Console, line: str) -> None:
+    """One line of host text: no markup, no escape sequence; soft_wrap keeps it one line however
+    narrow the terminal."""
+    console.print(printable(line), markup=False, highlight=False, soft_wrap=True)
+
+
 def _subsystem_table(subsystem: str, rows: dict[str, MetricSummary]) -> Table:
-    table = Table(title=subsystem, title_justify="left", expand=False)
+    table = Table(title=_cell(subsystem), title_justify="left", expand=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("min", justify="right")
     table.add_column("max", justify="right")
     for name, s in sorted(rows.items()):
-        table.add_row(name, with_unit(s.value, s.unit), _fmt(s.min, s.unit), _fmt(s.max, s.unit))
+        table.add_row(_cell(name), with_unit(s.value, s.unit), _fmt(s.min, s.unit), _fmt(s.max, s.unit))
     return table
 
 
 def render(report: HealthReport, console: Console) -> None:
     h, w = report.host, report.window
     devices = ", ".join(h.block_devices) or "none"
-    console.print(
+    # Kernel and device names are host text: a `[` in them is not markup here.
+    _say(
+        console,
         f"host: {h.cpus} CPUs, {h.numa_nodes} NUMA node(s), {h.gpus} GPU(s), "
-        f"kernel {h.kernel or 'unknown'}, disks: {devices}"
+        f"kernel {h.kernel or 'unknown'}, disks: {devices}",
     )
     console.print(f"window: {w.samples} samples over {w.end - w.start:.1f} s")
     order = [s for s in _SUBSYSTEM_ORDER if s in report.subsystems]
@@ -89,20 +104,19 @@ def render(report: HealthReport, console: Console) -> None:
     sources.add_column("live")
     sources.add_column("note")
     for name, st in sorted(report.sources.items()):
-        sources.add_row(name, "yes" if st.live else "no", st.reason)
+        sources.add_row(_cell(name), "yes" if st.live else "no", _cell(st.reason))
     console.print(sources)
     if report.knobs:
         knobs = Table(title="knobs", title_justify="left")
         knobs.add_column("knob")
         knobs.add_column("value", justify="right")
         for k, v in sorted(report.knobs.items()):
-            knobs.add_row(k, str(v))
+            knobs.add_row(_cell(k), _cell(str(v)))
         console.print(knobs)
     if report.drops:
-        console.print("dropped events: " + ", ".join(f"{k}={v}" for k, v in sorted(report.drops.items())))
+        _say(console, "dropped events: " + ", ".join(f"{k}={v}" for k, v in sorted(report.drops.items())))
     for line in capability_lines(report.sources):
-        # soft_wrap: each missing piece stays one line however narrow the terminal.
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+        _say(console, line)
 
 
 def report_command(

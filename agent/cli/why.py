@@ -36,6 +36,7 @@ def why_command(
     if as_json:
         typer.echo(diagnosis.model_dump_json())
         return
+    # answer_text is printable: the question and the incident's strings carry no escape sequence.
     typer.echo(answer_text(report, diagnosis, catalogue_remedies))
 
 

@@ -19,14 +19,20 @@ from agent.answer import paragraph
 from agent.grounding import check_grounded
 from agent.llm import prompts
 from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message, Model
-from agent.llm.render import clean, evidence_line, host_names, plain, quote_names, render_report
+from agent.llm.render import (
+    clean,
+    evidence_line,
+    host_names,
+    plain,
+    quote,
+    quote_names,
+    quote_text,
+    render_report,
+)
 from core.diagnosis import Category, Diagnosis
 from core.report import HealthReport
 
 MAX_TOKENS = 80
-# Under the 1,500-token ceiling: a chat turn re-reads only the question, but the first one
-# evaluates the whole report, and a 135M model loses the diagnosis in a long one.
-REPORT_BUDGET = 700
 # Under the 1,500-token ceiling: a chat turn re-reads only the question, but the first one
 # evaluates the whole report, and a 135M model loses the diagnosis in a long one.
 REPORT_BUDGET = 800
@@ -56,12 +62,13 @@ def _keep(sentence: str, report: HealthReport, d: Diagnosis) -> bool:
     return not any(_mentions(sentence, c) for c in Category if c not in named and c is not Category.NONE)
 
 
-def facts(report: HealthReport, d: Diagnosis) -> list[str]:
-    """What every answer carries from the diagnosis: the top cause's figures, and the gaps."""
+def facts(report: HealthReport, d: Diagnosis, *, quoted: bool = False) -> list[str]:
+    """What every answer carries from the diagnosis: the top cause's figures, and the gaps.
+    `quoted` for a prompt: a gap holds a source's reason, host text."""
     names = host_names(report, d)
     out = [f"Figures: {evidence_line(e, names, rule=False)}" for e in d.top.evidence[:3]]
     gaps = [*report.missing(), *(m for m in d.missing if m not in report.missing())]
-    out += [f"Not enough evidence: {clean(g, 160)}" for g in gaps]
+    out += [f"Not enough evidence: {quote(g, 160) if quoted else clean(g, 160)}" for g in gaps]
     return out
 
 
@@ -87,25 +94,26 @@ class Conversation:
         out: list[Message] = [{"role": "system", "content": system}]
         for q, a in self.history[-HISTORY_TURNS:]:
             out += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
-        out.append(
-            {
-                "role": "user",
-                "content": prompts.fill(
-                    "chat.md",
-                    summary=quote_names(
-                        paragraph(self.report, self.diagnosis), host_names(self.report, self.diagnosis), 600
-                    ),
-                    question=f'"{plain(question, 300)}"',
-                ),
-            }
-        )
+        chat = prompts.fill("chat.md", summary=self._summary(), question=quote_text(question, 300))
+        out.append({"role": "user", "content": chat})
         return out
 
     def ask(self, question: str) -> Answer:
         answer = self._answer(question)
         # The model sees the answer it gave, facts included, so follow-ups stay on them.
-        self.history.append((plain(question, 300), answer.text))
+        self.history.append((plain(question, 300), self._recalled(answer)))
         return answer
+
+    def _summary(self) -> str:
+        """The diagnosis' paragraph for a prompt, the host strings it names (jobs, devices) quoted."""
+        names = host_names(self.report, self.diagnosis)
+        return quote_names(paragraph(self.report, self.diagnosis), names, 600)
+
+    def _recalled(self, answer: Answer) -> str:
+        """The answer as a later prompt repeats it, host strings quoted as everywhere in a prompt."""
+        # The model's kept sentences are the first line of its answer (`plain` left no line break).
+        said = answer.text.split("\n", 1)[0] if answer.source == "llm" else self._summary()
+        return "\n".join([said, *facts(self.report, self.diagnosis, quoted=True)])
 
     def _answer(self, question: str) -> Answer:
         r, d = self.report, self.diagnosis

@@ -1,10 +1,11 @@
 """The report and diagnosis rendered compactly for a prompt, with every host string made harmless.
 
-Strings that come from the host (job, process and device names, paths, GPU models, a
-source's error text) are data, never instructions: `quote` strips control characters,
-keeps a small safe character set and wraps the result in double quotes it cannot
-close. Figures are written with the diagnosis' `fmt`, so an answer that repeats
-them passes the grounding check.
+Strings that come from the host or a recorded incident (job, process and device names,
+knob keys, paths, GPU models, kernel strings, a source's error text) are data, never
+instructions: `quote` strips control characters and escape sequences (`core.text.printable`),
+keeps a small safe character set and wraps the result in double quotes it cannot close.
+The operator's question is quoted too (`quote_text`), with its punctuation kept. Figures are
+written with the diagnosis' `fmt`, so an answer that repeats them passes the grounding check.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from collections.abc import Callable, Iterable
 from agent.diagnosis.fmt import fmt, pct
 from core.diagnosis import Category, Cause, Diagnosis, Evidence
 from core.report import HealthReport
+from core.text import printable
 from core.vocabulary import parse
+from primitives.catalog import get as catalogue_entry
 
 # What survives of a host string: enough for names and paths, nothing that opens a
 # quote, a chat-template marker (`<|im_start|>`), markup or a JSON object.
@@ -27,33 +30,39 @@ TEXT_LIMIT = 240
 DEFAULT_BUDGET = 1500  # prompt tokens for the report and diagnosis of an 8-GPU host
 
 
+def _visible(text: str) -> str:
+    """`printable` text with every line break and tab a space and no other control or format character."""
+    # Vertical tab, form feed and CR separate words as a line feed does; printable would drop them.
+    out = printable(re.sub(r"[\r\v\f]", " ", text))
+    return "".join(
+        " " if ch in "\t\n" else ch
+        for ch in out
+        if ch in "\t\n" or not unicodedata.category(ch).startswith("C")
+    )
+
+
 def clean(text: str, limit: int = NAME_LIMIT) -> str:
-    """Control characters gone (line breaks become spaces), unsafe characters become `?`, length bounded."""
-    out = []
-    for ch in text:
-        if unicodedata.category(ch).startswith("C"):
-            if ch in "\t\n\r\v\f":
-                out.append(" ")
-            continue
-        out.append(ch)
-    flat = " ".join(_UNSAFE.sub("?", "".join(out)).split())
+    """Control characters and escape sequences gone (line breaks become spaces), unsafe characters
+    become `?`, length bounded."""
+    flat = " ".join(_UNSAFE.sub("?", _visible(text)).split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 def plain(text: str, limit: int = TEXT_LIMIT) -> str:
-    """Operator or model text: control characters and chat-template markers gone, length bounded.
-    Punctuation stays; this text is not from the host."""
-    out = "".join(
-        " " if ch in "\t\n\r" else ch
-        for ch in text
-        if not unicodedata.category(ch).startswith("C") or ch in "\t\n\r"
-    )
-    out = " ".join(out.replace("<|", " ").replace("|>", " ").split())
+    """Operator or model text: control characters, escape sequences and chat-template markers gone,
+    length bounded. Punctuation stays; this text is not from the host."""
+    out = " ".join(_visible(text).replace("<|", " ").replace("|>", " ").split())
     return out if len(out) <= limit else out[: limit - 3] + "..."
 
 
 def quote(text: str, limit: int = NAME_LIMIT) -> str:
+    """Host text as data: cleaned, in double quotes it cannot close."""
     return f'"{clean(str(text), limit)}"'
+
+
+def quote_text(text: str, limit: int = TEXT_LIMIT) -> str:
+    """Operator text (a question) as data: `plain`, in double quotes it cannot close."""
+    return '"' + plain(text, limit).replace('"', "'") + '"'
 
 
 def host_names(report: HealthReport, diagnosis: Diagnosis | None = None) -> list[str]:
@@ -97,12 +106,19 @@ def metric_label(name: str) -> str:
     return name
 
 
+def knob_label(key: str) -> str:
+    """`block.read_ahead_kb@nvme0n1` as `block.read_ahead_kb@"nvme0n1"`: a catalogue id is our own
+    word and stays bare; any other id, like every target, came from the host or an incident."""
+    pid, at, target = key.partition("@")
+    shown = pid if catalogue_entry(pid) is not None else quote(pid)
+    if not at:
+        return shown
+    return f"{shown}@{target if target.isdigit() else quote(target)}"
+
+
 def _knob(key: str, value: object) -> str:
-    pid, _, target = key.partition("@")
     shown = quote(str(value)) if isinstance(value, str) else fmt(float(value))  # type: ignore[arg-type]
-    if not target:
-        return f"{pid}={shown}"
-    return f"{pid}@{target if target.isdigit() else quote(target)}={shown}"
+    return f"{knob_label(key)}={shown}"
 
 
 def _source(name: str, live: bool, reason: str) -> str:

@@ -74,6 +74,11 @@ class LLMOutcome:
     failure: ModelFailure | None = None
 
 
+def _shown(value: object) -> str:
+    """A knob's value in a prompt: a number as it is, text (read from the host) quoted and cleaned."""
+    return str(value) if isinstance(value, int | float) else quote(str(value))
+
+
 def decision_messages(report: HealthReport, diagnosis: Diagnosis, opts: list[narrow.Option]) -> list[Message]:
     """The constant rules and reply format first (a prefix every decision shares in the model's
     cache), then only what this decision adds: host, top causes, their figures, the options.
@@ -82,8 +87,8 @@ def decision_messages(report: HealthReport, diagnosis: Diagnosis, opts: list[nar
     lines = []
     for o in opts:
         on = f" on {quote(str(o.target))}" if o.target is not None else ""
-        values = " or ".join(str(v) for v in o.values)
-        lines.append(f"- {o.primitive.id}{on}: {o.current} -> {values}")
+        values = " or ".join(_shown(v) for v in o.values)
+        lines.append(f"- {o.primitive.id}{on}: {_shown(o.current)} -> {values}")
     brief = render_brief(report, diagnosis, narrow.top_causes(diagnosis))
     user = prompts.fill("options.md", brief=brief, options="\n".join(lines))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

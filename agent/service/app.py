@@ -2,7 +2,9 @@
 
 Reads serve the snapshot's pre-serialised bytes; writes (approve, reject, rollback,
 ask) pass the bearer-token guard first and reach the host only through the
-guardrails (approval store, executor, journal).
+guardrails (approval store, executor, journal). Request bodies are strict: JSON numbers
+must be finite (NaN, Infinity and 1e400 are refused when the body is parsed) and fields
+take their own JSON type only (`"yes"` or `1` is not a boolean); anything else is a 422.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from pathlib import Path as FilePath
 from typing import Annotated, Any
 
 from fastapi import FastAPI, HTTPException, Path, Query
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent.service import metrics
-from agent.service.auth import GuardMiddleware
+from agent.service.auth import MAX_BODY, GuardMiddleware
+from agent.service.bodies import FiniteJSONRoute, invalid_request
 from agent.service.fastpath import SnapshotFastPath
 from agent.service.features import FeaturesDoc
 from agent.service.guard import ActionsDoc, TimelineEvent
@@ -41,10 +45,15 @@ PAGE_HEADERS = {
 JSON = "application/json"
 
 ApprovalId = Annotated[str, Path(pattern=r"^[0-9a-f]{6}$", description="the id the gate printed")]
+INVALID = (
+    "the body or a parameter is invalid: malformed JSON, a non-finite number (NaN, Infinity, 1e400), "
+    "a value of the wrong JSON type, out of bounds, or an unknown field"
+)
 
 
 class AskBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Strict: a field takes its own JSON type only, never a coerced one.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     question: str = Field(min_length=1, max_length=2000)
 
@@ -59,13 +68,15 @@ class AskReply(BaseModel):
 
 
 class DecideBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     by: str = Field(default="api", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$")
 
 
 class RollbackBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Strict: {"all": "yes"} or {"all": 1} is not a request to roll everything back, and
+    # {"change_id": true} is not change 1.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     change_id: int | None = Field(default=None, ge=1, le=2**31)
     all: bool = False
@@ -103,12 +114,21 @@ def create_app(state: ServiceState, token: str) -> FastAPI:
         docs_url=None,  # Swagger UI loads from a CDN; the service serves nothing external
         redoc_url=None,
     )
+    # Set before any route is added: every route parses its body with finite_json.
+    app.router.route_class = FiniteJSONRoute
+    app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_middleware(GuardMiddleware, token=token)
     # Added last, so it runs first: snapshot reads never reach the router.
     app.add_middleware(SnapshotFastPath, state=state)
     # GuardMiddleware does the checking; this names the scheme in the OpenAPI document.
     secured: dict[str, object] = {"security": [{"HTTPBearer": []}]}
-    unauthorized: dict[int | str, dict[str, Any]] = {401: {"description": "missing or wrong bearer token"}}
+    # What every mutating request can get before its handler runs (422 the framework lists itself,
+    # and _document_security describes): the body unreadable as text, no token, a body over the cap.
+    unauthorized: dict[int | str, dict[str, Any]] = {
+        400: {"description": "the body could not be read: not UTF-8, or a number past the parser's limits"},
+        401: {"description": "missing or wrong bearer token"},
+        413: {"description": f"request body over {MAX_BODY} bytes"},
+    }
 
     @app.get("/v1/report", response_model=HealthReport, tags=["read"])
     def report() -> Response:
@@ -142,7 +162,13 @@ def create_app(state: ServiceState, token: str) -> FastAPI:
         snap = state.snapshot()
         return ServiceStatus(snapshot_t=snap.t, interval_s=state.interval_s, last_error=state.last_error)
 
-    @app.post("/v1/ask", response_model=AskReply, tags=["ask"], responses=unauthorized, openapi_extra=secured)
+    @app.post(
+        "/v1/ask",
+        response_model=AskReply,
+        tags=["ask"],
+        responses={**unauthorized, 503: {"description": "no answerer is configured"}},
+        openapi_extra=secured,
+    )
     def ask(body: AskBody) -> AskReply:
         if state.asker is None:
             raise HTTPException(503, "no answerer is configured")
@@ -216,7 +242,8 @@ def create_app(state: ServiceState, token: str) -> FastAPI:
 
 
 def _document_security(app: FastAPI) -> None:
-    """Add the bearer scheme to the OpenAPI components (the routes name it)."""
+    """Add the bearer scheme to the OpenAPI components (the routes name it), and say what a 422
+    of a secured (mutating) route means."""
     original = app.openapi
 
     def openapi() -> dict[str, object]:
@@ -230,8 +257,13 @@ def _document_security(app: FastAPI) -> None:
             "scheme": "bearer",
             "description": "the token in $IDLETUNE_STATE_DIR/token",
         }
+        paths = doc.get("paths", {})
+        assert isinstance(paths, dict)
+        for item in paths.values():
+            for op in item.values():
+                if isinstance(op, dict) and op.get("security") and "422" in op.get("responses", {}):
+                    op["responses"]["422"]["description"] = INVALID
         app.openapi_schema = doc
         return doc
 
     app.openapi = openapi  # type: ignore[method-assign]
-
