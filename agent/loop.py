@@ -176,7 +176,9 @@ class ControlLoop:
         if not j.keep:
             rollback = self.executor.revert(j.change_id)
             if rollback.status == "reverted":
-                self.gate.reverted(j.action.primitive, j.action.target, j.action.value, rollback.after or "")
+                self.gate.reverted(
+                    j.action.primitive, j.action.target, j.action.value, rollback.after or "", j.change_id
+                )
         if j.verdict == "harmful":
             self.gate.quarantine(j.action.primitive)
             # Durable: a restarted agent (or `idletune apply`) keeps the primitive quarantined.
@@ -217,17 +219,26 @@ class ControlLoop:
         proposal = self.proposer.propose(report, diagnosis)
         proposal, pid_knobs = self._with_pid(proposal, report)
         cause = top.category.value if top.category.value != "none" else None
-        decisions = self.gate.review(
-            proposal,
-            self._current,
-            cause=cause,
-            job=self.config.job,
-            # A PID move serves its setpoint, one at a time per knob, beside the diagnosed cause.
-            cause_of=lambda a: f"pid:{a.knob}" if a.knob in pid_knobs else cause,
-        )
-        for d in decisions:
-            self._act(d, diagnosis)
+        # From the review to the journal's record no other process moves a knob; what others
+        # moved before counts for the cooldown, the rate limit and the flap rule.
+        with self.executor.writing():
+            self._catch_up()
+            decisions = self.gate.review(
+                proposal,
+                self._current,
+                cause=cause,
+                job=self.config.job,
+                # A PID move serves its setpoint, one at a time per knob, beside the diagnosed cause.
+                cause_of=lambda a: f"pid:{a.knob}" if a.knob in pid_knobs else cause,
+            )
+            for d in decisions:
+                self._act(d, diagnosis)
         return decisions
+
+    def _catch_up(self) -> None:
+        journal = self.executor.journal
+        if isinstance(journal, FileJournal):
+            self.gate.catch_up(journal.moves())
 
     def _current(self, action: Action) -> KnobValue | None:
         p = catalog.get(action.primitive)
@@ -268,7 +279,7 @@ class ControlLoop:
         if res.status not in ("applied", "pending") or res.change_id is None:
             self._event("decision", f"{a.knob} -> {a.value}: {res.status}: {res.reason}", rule=d.rule)
             return res
-        self.gate.applied(a, res.before, d.cause, self.config.job, d.approval_id)
+        self.gate.applied(a, res.before, d.cause, self.config.job, d.approval_id, change_id=res.change_id)
         self._causes[res.change_id] = d.cause
         p = catalog.get(a.primitive)
         device = str(a.target) if p is not None and p.target is TargetKind.BLOCK_DEVICE else None
@@ -291,14 +302,16 @@ class ControlLoop:
     def inject(self, action: Action, *, approved_by: str) -> Decision:
         """A person's action through this loop's gate, executor and effect tracker (tests, demos)."""
         diagnosis = self.last_diagnosis or self._diagnose(self.recent(), self._report(self.recent()))
-        [d] = self.gate.review(
-            Proposal(actions=[action]),
-            self._current,
-            job=self.config.job,
-            origin="operator",
-            approved_by=approved_by,
-        )
-        self._act(d, diagnosis, trigger="manual")
+        with self.executor.writing():
+            self._catch_up()
+            [d] = self.gate.review(
+                Proposal(actions=[action]),
+                self._current,
+                job=self.config.job,
+                origin="operator",
+                approved_by=approved_by,
+            )
+            self._act(d, diagnosis, trigger="manual")
         return d
 
     def _with_pid(self, proposal: Proposal, report: HealthReport) -> tuple[Proposal, set[str]]:

@@ -85,7 +85,7 @@ def open_guardrails(
 ) -> Guardrails:
     """The journal, audit log, approvals and leases of a state directory (default: the configured one).
 
-    The journal is read when first asked; a damaged one raises JournalError then."""
+    The journal is read when first asked; a damaged or unsafe one raises StateError then."""
     d = Path(directory) if directory is not None else Path(state_dir())
     return Guardrails(
         dir=d,
@@ -233,7 +233,7 @@ def build_loop(
 
     What a crashed earlier run left changed is restored first (or adopted, with `adopt`). The
     gate starts from the journal's moves and quarantines unless `fresh_history`. Raises
-    JournalError for a journal someone edited; the caller closes the feed.
+    StateError for a state dir or journal that is unsafe or edited; the caller closes the feed.
     """
     clock = feed.clock if feed.simulated else time.time
     guard = open_guardrails(state, owner=this_process(), clock=clock)

@@ -22,11 +22,19 @@ def host_fs() -> HostFS:
 class HostFS:
     def __init__(self, root: str | os.PathLike[str] = "/") -> None:
         self.root = Path(root)
+        self._real_root = self.root.resolve()
 
     def path(self, host_path: str) -> Path:
+        """The path under the root; ValueError for one that is relative or would leave the root."""
         if not host_path.startswith("/"):
             raise ValueError(f"host path must be absolute: {host_path!r}")
-        return self.root / host_path.lstrip("/")
+        if "\0" in host_path or ".." in host_path.split("/"):
+            raise ValueError(f"host path leaves the host root: {host_path!r}")
+        p = self.root / host_path.lstrip("/")
+        # Under `/` every path is on the host. Under another root a link may point out of it.
+        if not self.is_real and not p.resolve().is_relative_to(self._real_root):
+            raise ValueError(f"host path leaves the host root through a link: {host_path!r}")
+        return p
 
     def exists(self, host_path: str) -> bool:
         return self.path(host_path).exists()
@@ -46,9 +54,13 @@ class HostFS:
 
     def write_text(self, host_path: str, text: str) -> None:
         """Write a kernel knob. Only the executor calls this."""
-        # Kernel files take one write(2); no truncation dance, no temporary file.
-        with open(self.path(host_path), "w") as f:
-            f.write(text)
+        # Kernel files take one write(2); no temporary file. The knob must exist (nothing is
+        # created), and the last component is never a link (a planted one would redirect root).
+        fd = os.open(self.path(host_path), os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
 
     @property
     def is_real(self) -> bool:

@@ -1,7 +1,8 @@
 """Pending approvals: the gate asks, a person answers with `idletune approve ID` or `reject ID`.
 
 One JSON file per request in `<state dir>/approvals/`, replaced atomically, so the
-person's command runs in another process than the agent that asked. An approval
+person's command runs in another process than the agent that asked. An id is six hex
+digits and nothing else: it names a file, so `../x` is no id. An approval
 covers exactly one action (primitive, target, value) and is used up by the change
 it allowed; unanswered requests expire.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -20,9 +22,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.proposal import Action
-from core.statedir import state_dir
+from core.statedir import StateError, open_file, read_file, secure_dir, state_dir, write_file
 
 DEFAULT_TTL_S = 3600.0
+ID_PATTERN = r"^[0-9a-f]{6}$"
 ApprovalStatus = Literal["pending", "approved", "rejected", "used", "expired"]
 
 
@@ -61,8 +64,9 @@ class ApprovalStore:
 
     @contextlib.contextmanager
     def _lock(self) -> Iterator[None]:
-        self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(self.dir / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        secure_dir(self.dir.parent)
+        secure_dir(self.dir, mode=0o700)
+        fd = open_file(self.dir / ".lock", os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
@@ -70,16 +74,21 @@ class ApprovalStore:
             os.close(fd)
 
     def _save(self, a: Approval) -> None:
-        tmp = self.dir / f".{a.id}.tmp"
-        tmp.write_text(a.model_dump_json())
-        os.replace(tmp, self.dir / f"{a.id}.json")
+        write_file(self.dir / f"{a.id}.json", a.model_dump_json())
 
     def _load(self, approval_id: str) -> Approval | None:
-        path = self.dir / f"{approval_id}.json"
-        try:
-            a = Approval.model_validate_json(path.read_text())
-        except (OSError, ValueError, ValidationError):
+        """The request, or None for an id that is not one, a file that is missing, unsafe or unreadable."""
+        if not re.fullmatch(ID_PATTERN, approval_id):
             return None
+        try:
+            text = read_file(self.dir / f"{approval_id}.json", limit=1 << 20)
+            if text is None:
+                return None
+            a = Approval.model_validate_json(text)
+        except (OSError, ValueError, ValidationError, StateError):
+            return None
+        if a.id != approval_id:
+            return None  # a file renamed to another id is not that request
         if a.status == "pending" and a.expires <= self._clock():
             a.status = "expired"
         return a
@@ -87,6 +96,8 @@ class ApprovalStore:
     def all(self) -> list[Approval]:
         if not self.dir.is_dir():
             return []
+        secure_dir(self.dir.parent)
+        secure_dir(self.dir, mode=0o700)
         found = (self._load(p.stem) for p in self.dir.glob("*.json"))
         return sorted((a for a in found if a is not None), key=lambda a: a.created)
 
@@ -129,6 +140,8 @@ class ApprovalStore:
         with self._lock():
             a = self._load(approval_id)
             if a is None:
+                if not re.fullmatch(ID_PATTERN, approval_id):
+                    return None, f"{approval_id[:40]!r} is not an approval id (six hex digits, see `status`)"
                 return None, f"no approval request {approval_id}"
             if a.status != "pending":
                 return a, f"request {approval_id} is already {a.status}"

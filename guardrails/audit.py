@@ -18,7 +18,7 @@ from typing import Any, Literal
 from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.statedir import state_dir
+from core.statedir import StateError, open_file, read_file, secure_dir, state_dir
 
 AUDIT_NAME = "audit.jsonl"
 Trigger = Literal[
@@ -73,17 +73,22 @@ class AuditLog:
 
     def write(self, trigger: Trigger, **fields: Any) -> AuditRecord:
         rec = AuditRecord.model_validate({"t": self._clock(), "trigger": trigger, **fields})
-        # The state dir itself: trainer hooks reach their socket in it.
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-        with open(self.path, "a") as f:
-            f.write(rec.model_dump_json(exclude_none=True) + "\n")
+        secure_dir(self.path.parent)  # 0755 when made: trainer hooks reach their socket in it
+        # Readable by anyone who may run `idletune status`; written by root alone, through no link.
+        fd = open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, (rec.model_dump_json(exclude_none=True) + "\n").encode())
+        finally:
+            os.close(fd)
         _count(rec)
         return rec
 
     def read(self) -> list[AuditRecord]:
         try:
-            text = self.path.read_text()
-        except OSError:
+            text = read_file(self.path, limit=256 << 20)
+        except (OSError, StateError):
+            return []
+        if text is None:
             return []
         out: list[AuditRecord] = []
         for line in text.splitlines():

@@ -11,6 +11,12 @@ A crash can leave at most one torn line, the last; it is skipped on reading, and
 the originals it would have carried were never written over (the line is synced
 before the first write).
 
+The journal is data, not a list of instructions: it lives in a state directory only root
+can write (checked, with no link followed), and every line idletune writes is signed with a
+key kept beside it (0600). A revert replays only the locations a primitive's own descriptor
+names, and a value outside the primitive's bounds only when idletune's signature vouches
+that idletune itself read it (see the executor).
+
 The journal is compacted when it grows past `compact_bytes`: the lines of every
 open change, and of every change touched within `retain_s` (longer than any
 window the gate looks back over), are kept verbatim; the rest are dropped (the
@@ -24,8 +30,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
+import hmac
 import json
 import os
+import re
+import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,16 +45,22 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.knob import KnobValue, knob_key
-from core.statedir import state_dir
+from core.statedir import StateAccessError, StateError, open_file, read_file, secure_dir, state_dir
 from guardrails.journal import ChangeRecord
 
 JOURNAL_NAME = "journal.jsonl"
+KEY_NAME = "journal.key"
+LOCK_NAME = "write.lock"
+WRITE_WAIT_S = 30.0
+# A signed line ends with its signature: the HMAC of everything before it, closed with "}".
+_SIG = re.compile(r',"sig":"([0-9a-f]{64})"}\s*$')
 COMPACT_BYTES = 1 << 20
 RETAIN_S = 7 * 24 * 3600.0
-Event = Literal["reserve", "before_write", "applied", "closed", "adopted", "quarantined"]
+Event = Literal["reserve", "before_write", "applied", "closed", "adopted", "quarantined", "rebased"]
 
 
 def _read(path: str) -> str | None:
+    """A /proc file's text, or None."""
     try:
         with open(path) as f:
             return f.read()
@@ -73,7 +90,7 @@ def _torn(text: str) -> bool:
     return not text.rstrip().endswith("}")
 
 
-class JournalError(Exception):
+class JournalError(StateError):
     """The journal holds a line that is not the torn tail of a crash: someone edited it."""
 
 
@@ -110,6 +127,7 @@ class Line(BaseModel):
     owner: Owner | None = None
     change: ChangeRecord | None = None
     primitive: str | None = None  # on "quarantined": what the gate must not touch for a while
+    sig: str | None = None  # written last; see _SIG
 
 
 class Entry(BaseModel):
@@ -138,6 +156,7 @@ class Move(BaseModel):
     old: KnobValue | None
     new: KnobValue | None
     kind: Literal["apply", "revert"] = "apply"
+    change_id: int | None = None
 
 
 def moves_of(entries: list[Entry]) -> list[Move]:
@@ -147,10 +166,22 @@ def moves_of(entries: list[Entry]) -> list[Move]:
         c = e.change
         knob = knob_key(c.primitive, c.target)
         if e.t_applied is not None:
-            out.append(Move(t=e.t_applied, knob=knob, primitive=c.primitive, old=c.before, new=c.value))
+            out.append(
+                Move(
+                    t=e.t_applied, knob=knob, primitive=c.primitive, old=c.before, new=c.value, change_id=c.id
+                )
+            )
         if e.t_closed is not None and c.state == "reverted":
             out.append(
-                Move(t=e.t_closed, knob=knob, primitive=c.primitive, old=c.value, new=c.before, kind="revert")
+                Move(
+                    t=e.t_closed,
+                    knob=knob,
+                    primitive=c.primitive,
+                    old=c.value,
+                    new=c.before,
+                    kind="revert",
+                    change_id=c.id,
+                )
             )
     return sorted(out, key=lambda m: m.t)
 
@@ -188,17 +219,59 @@ class FileJournal:
         self._clock = clock
         self.compact_bytes = compact_bytes
         self.retain_s = retain_s
+        self.write_wait_s = WRITE_WAIT_S
+        self._writer = threading.RLock()
+        self._writer_depth = 0
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """One writer of host knobs at a time across processes, held from a gate's review to the
+        journal's record, so that the cooldown and the journal agree with the host. Re-entrant
+        in this process; another process waits up to `write_wait_s`, then gets a StateError."""
+        with self._writer:
+            if self._writer_depth:
+                self._writer_depth += 1
+                try:
+                    yield
+                finally:
+                    self._writer_depth -= 1
+                return
+            secure_dir(self.dir)
+            path = self.dir / LOCK_NAME
+            fd = open_file(path, os.O_RDWR | os.O_CREAT)
+            try:
+                deadline = time.monotonic() + self.write_wait_s
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        if time.monotonic() >= deadline:
+                            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+                            raise StateError(
+                                f"another idletune process (pid {holder}) has been changing knobs for "
+                                f"{self.write_wait_s:g} s ({path}); try again when it is done"
+                            ) from None
+                        time.sleep(0.02)
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+                self._writer_depth = 1
+                try:
+                    yield
+                finally:
+                    self._writer_depth = 0
+            finally:
+                os.close(fd)  # closing drops the lock
 
     # -- low level -------------------------------------------------------------
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[int]:
         """The journal opened for append under an exclusive lock (creating the state dir once)."""
-        if not self.dir.is_dir():
-            self.dir.mkdir(parents=True, exist_ok=True, mode=0o755)  # hooks must reach the socket beside it
+        secure_dir(self.dir)  # 0755 when made: hooks must reach the socket beside it
         while True:
             new = not self.path.exists()
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = open_file(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 current = os.stat(self.path).st_ino == os.fstat(fd).st_ino
@@ -222,8 +295,41 @@ class FileJournal:
         finally:
             os.close(fd)  # closing drops the lock
 
+    def _key(self, *, create: bool) -> bytes | None:
+        """This state dir's signing key (made when absent and `create`); None when it cannot be
+        read (a user other than root looking at root's journal: nothing to verify then)."""
+        path = self.dir / KEY_NAME
+        try:
+            text = read_file(path, private=True, limit=1024)
+        except StateAccessError:
+            return None
+        if text is None:
+            if not create:
+                return None
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            except FileExistsError:
+                return self._key(create=False)  # another process made it just now
+            try:
+                os.write(fd, secrets.token_hex(32).encode())
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            return self._key(create=False)
+        try:
+            return bytes.fromhex(text.strip())
+        except ValueError:
+            raise StateError(f"{path} holds no key: move it away (its lines count as unsigned)") from None
+
+    def _text(self, line: Line, key: bytes | None) -> str:
+        body = line.model_dump_json(exclude={"sig"})
+        if key is None:
+            return body
+        sig = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
+        return body[:-1] + f',"sig":"{sig}"}}'
+
     def _append(self, fd: int, line: Line) -> None:
-        data = (line.model_dump_json() + "\n").encode()
+        data = (self._text(line, self._key(create=True)) + "\n").encode()
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data  # close a torn line left by a crash, so it stays one bad line
@@ -236,25 +342,31 @@ class FileJournal:
     def _compact(self) -> None:
         """Rewrite the journal without the changes closed before the retention window (lock held)."""
         try:
-            lines = self.lines()
+            signed = self._signed_lines()
         except JournalError:
             return  # an edited line: leave the file as it is for a person to look at
+        lines = [ln for ln, _ in signed]
         last_t: dict[int, float] = {}
         for ln in lines:
             last_t[ln.id] = max(last_t.get(ln.id, ln.t), ln.t)
         horizon = self._clock() - self.retain_s
         keep = {i for i, t in last_t.items() if t >= horizon}
         keep |= {i for i, e in entries_of(lines).items() if e.open}
-        kept = [ln for ln in lines if ln.id in keep]
+        kept = [(ln, ok) for ln, ok in signed if ln.id in keep]
         if len(kept) == len(lines):
             return
         top = max(last_t, default=0)
+        key = self._key(create=True)
+        # Lines keep their signature only if they had one: compaction vouches for nothing new.
+        texts = [self._text(ln, key if ok else None) for ln, ok in kept]
         if top not in keep:  # the highest id stays taken: next_id must never hand it out again
-            kept.append(Line(t=last_t[top], event="reserve", id=top))
+            texts.append(self._text(Line(t=last_t[top], event="reserve", id=top), key))
         tmp = self.path.with_name(self.path.name + ".compact")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
-            os.write(fd, "".join(ln.model_dump_json() + "\n" for ln in kept).encode())
+            os.write(fd, "".join(t + "\n" for t in texts).encode())
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -265,20 +377,48 @@ class FileJournal:
         finally:
             os.close(dfd)
 
-    def lines(self) -> list[Line]:
-        raw = _read(str(self.path))
+    def _signed_lines(self) -> list[tuple[Line, bool]]:
+        """Every readable line and whether this state dir's key signed it."""
+        if not self.dir.exists():
+            return []
+        secure_dir(self.dir)
+        raw = read_file(self.path)
         if raw is None:
             return []
-        out: list[Line] = []
+        key = self._key(create=False)
+        out: list[tuple[Line, bool]] = []
         texts = [t for t in raw.splitlines() if t.strip()]
         for i, text in enumerate(texts):
             try:
-                out.append(Line.model_validate(json.loads(text)))
+                line = Line.model_validate(json.loads(text))
             except (ValueError, ValidationError) as e:
                 if _torn(text):
                     continue  # a crash tore this line: its write never completed
-                raise JournalError(f"{self.path}: line {i + 1} is unreadable ({e}); fix or move it") from e
+                why = str(e).splitlines()[0][:200]
+                raise JournalError(f"{self.path}: line {i + 1} is unreadable ({why}); fix or move it") from e
+            m = _SIG.search(text)
+            ok = False
+            if key is not None and m is not None:
+                body = text[: m.start()] + "}"
+                want = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
+                ok = hmac.compare_digest(want, m.group(1))
+            out.append((line, ok))
         return out
+
+    def lines(self) -> list[Line]:
+        return [ln for ln, _ in self._signed_lines()]
+
+    def vouches(self, change: ChangeRecord) -> bool:
+        """Whether the journal's latest record of this change is one idletune signed, as given."""
+        latest: tuple[Line, bool] | None = None
+        for ln, ok in self._signed_lines():
+            if ln.id == change.id and ln.change is not None:
+                latest = (ln, ok)
+        if latest is None or not latest[1]:
+            return False
+        recorded = latest[0].change
+        assert recorded is not None
+        return recorded == change
 
     def _record(self, event: Event, change: ChangeRecord, owner: Owner | None) -> None:
         with self._locked() as fd:
@@ -305,6 +445,11 @@ class FileJournal:
 
     def open_changes(self) -> list[ChangeRecord]:
         return [e.change for e in self.entries().values() if e.open]
+
+    def rebased(self, change: ChangeRecord) -> None:
+        # Another change's originals were handed down to this one; its owner stays.
+        entry = self.entries().get(change.id)
+        self._record("rebased", change, entry.owner if entry is not None else self.owner)
 
     def quarantined(self, change_id: int, primitive: str) -> None:
         with self._locked() as fd:

@@ -338,6 +338,7 @@ class Gate:
         cause: str | None,
         job: str | None,
         approval_id: str | None = None,
+        change_id: int | None = None,
     ) -> None:
         """The executor made the change: record the move, the cause's busy slot, the lease;
         an approval is used up."""
@@ -346,7 +347,14 @@ class Gate:
             self.approvals.use(approval_id)
         p = self._lookup(action.primitive)
         self.moves.append(
-            Move(t=now, knob=action.knob, primitive=action.primitive, old=old, new=action.value)
+            Move(
+                t=now,
+                knob=action.knob,
+                primitive=action.primitive,
+                old=old,
+                new=action.value,
+                change_id=change_id,
+            )
         )
         self._last_change[action.primitive] = now
         if cause is not None:
@@ -354,7 +362,14 @@ class Gate:
         if p is not None and p.target is not TargetKind.JOB and job is not None:
             self.leases.acquire(action.knob, job, self.config.priorities.get(job, 0))
 
-    def reverted(self, primitive: str, target: str | int | None, old: KnobValue, new: KnobValue) -> None:
+    def reverted(
+        self,
+        primitive: str,
+        target: str | int | None,
+        old: KnobValue,
+        new: KnobValue,
+        change_id: int | None = None,
+    ) -> None:
         self.moves.append(
             Move(
                 t=self._clock(),
@@ -363,8 +378,29 @@ class Gate:
                 old=old,
                 new=new,
                 kind="revert",
+                change_id=change_id,
             )
         )
+
+    def catch_up(self, moves: Iterable[Move]) -> None:
+        """Moves other processes made since this gate was built (read from the journal under its
+        writer lock): the cooldown, the rate limit and the flap rule count them too."""
+        seen = {(m.change_id, m.kind) for m in self.moves if m.change_id is not None}
+        now = self._clock()
+        horizon = max(self.config.flap_window_s, self.config.cooldown_s, self.config.rate_window_s)
+        new = [
+            m
+            for m in moves
+            if m.change_id is not None and (m.change_id, m.kind) not in seen and now - m.t <= horizon
+        ]
+        if not new:
+            return
+        self.moves = deque(sorted([*self.moves, *new], key=lambda m: m.t))
+        applies = [m.t for m in new if m.kind == "apply"]
+        self._approved = deque(sorted([*self._approved, *applies]))
+        for m in new:
+            if m.kind == "apply":
+                self._last_change[m.primitive] = max(self._last_change.get(m.primitive, m.t), m.t)
 
     def settled(self, cause: str | None) -> None:
         """The effect of the cause's change is judged: the next change for it may come."""

@@ -8,7 +8,10 @@ them after a crash. The in-memory journal serves tests; the durable one is
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
+from collections.abc import Iterator
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -60,12 +63,31 @@ class Journal(Protocol):
         """The change was judged harmful: its primitive is quarantined from now, across restarts."""
         ...
 
+    def rebased(self, change: ChangeRecord) -> None:
+        """An older change under this one was taken out: its originals are now this change's."""
+        ...
+
+    def vouches(self, change: ChangeRecord) -> bool:
+        """Whether this journal recorded exactly this change itself, so its saved values are ones
+        idletune read (a record it cannot vouch for is restored only within the catalogue's bounds)."""
+        ...
+
+    def writing(self) -> contextlib.AbstractContextManager[None]:
+        """One writer at a time (re-entrant): held from a gate's review to the journal's record."""
+        ...
+
 
 class MemoryJournal:
     def __init__(self) -> None:
         self.records: dict[int, ChangeRecord] = {}
         self.quarantines: dict[str, float] = {}  # primitive -> when
         self._last_id = 0
+        self._lock = threading.RLock()
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        with self._lock:
+            yield
 
     def next_id(self) -> int:
         self._last_id = max(self._last_id, *self.records, 0) + 1
@@ -81,7 +103,14 @@ class MemoryJournal:
         self.records[change.id] = change.model_copy(deep=True)
 
     def open_changes(self) -> list[ChangeRecord]:
-        return [r for _, r in sorted(self.records.items()) if r.state in ("writing", "applied")]
+        open_ = ("writing", "applied")
+        return [r.model_copy(deep=True) for _, r in sorted(self.records.items()) if r.state in open_]
+
+    def rebased(self, change: ChangeRecord) -> None:
+        self.records[change.id] = change.model_copy(deep=True)
+
+    def vouches(self, change: ChangeRecord) -> bool:
+        return self.records.get(change.id) == change
 
     def quarantined(self, change_id: int, primitive: str) -> None:
         self.quarantines[primitive] = time.time()

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from core.statedir import open_file, read_file, secure_dir, write_file
+
 DEFAULT_TTL_S = 600.0
 
 
@@ -52,21 +54,18 @@ class LeaseTable:
         if self.path is None:
             yield self._mem
             return
-        # The state dir itself: trainer hooks reach their socket in it.
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-        lock = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        secure_dir(self.path.parent)  # 0755 when made: trainer hooks reach their socket in it
+        lock = open_file(f"{self.path}.lock", os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
             table: dict[str, Lease] = {}
-            with contextlib.suppress(OSError, ValueError, ValidationError):
-                for raw in json.loads(self.path.read_text()):
+            with contextlib.suppress(OSError, ValueError, ValidationError, TypeError):
+                for raw in json.loads(read_file(self.path) or "[]"):
                     lease = Lease.model_validate(raw)
                     table[lease.knob] = lease
             yield table
             if write:
-                tmp = self.path.with_suffix(".tmp")
-                tmp.write_text(json.dumps([v.model_dump() for v in table.values()]))
-                os.replace(tmp, self.path)
+                write_file(self.path, json.dumps([v.model_dump() for v in table.values()]))
         finally:
             os.close(lock)
 

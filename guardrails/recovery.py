@@ -7,31 +7,33 @@ one knob unwind in order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from guardrails.audit import AuditLog, Trigger
 from guardrails.executor import ExecResult, Executor
 from guardrails.filejournal import Entry, FileJournal
 
 
 def _restore(
-    ex: Executor, entries: list[Entry], audit: AuditLog | None, trigger: Trigger
+    ex: Executor, select: Callable[[], list[Entry]], audit: AuditLog | None, trigger: Trigger
 ) -> list[ExecResult]:
+    """The selected open changes, read and restored under the writer lock, newest first: a change
+    stacked on another unwinds before it, and no other process moves a knob meanwhile."""
     results: list[ExecResult] = []
-    for e in sorted(entries, key=lambda e: e.change.id, reverse=True):
-        res = ex.recover(e.change.model_copy(deep=True))
-        results.append(res)
-        if audit is not None:
-            audit.write(
-                trigger,
-                knob=e.change.knob,
-                rollback=res.model_dump(mode="json"),
-                reason=res.reason,
-            )
+    with ex.writing():
+        for e in sorted(select(), key=lambda e: e.change.id, reverse=True):
+            res = ex.recover(e.change.model_copy(deep=True))
+            results.append(res)
+            if audit is not None:
+                audit.write(
+                    trigger, knob=e.change.knob, rollback=res.model_dump(mode="json"), reason=res.reason
+                )
     return results
 
 
 def restore_orphans(ex: Executor, journal: FileJournal, audit: AuditLog | None = None) -> list[ExecResult]:
     """Changes whose owner died (kill -9, a crash): put their originals back."""
-    return _restore(ex, journal.orphaned(), audit, "recovery")
+    return _restore(ex, journal.orphaned, audit, "recovery")
 
 
 def adopt_orphans(ex: Executor, journal: FileJournal) -> list[Entry]:
@@ -51,14 +53,16 @@ def adopt_orphans(ex: Executor, journal: FileJournal) -> list[Entry]:
 
 def rollback_all(ex: Executor, journal: FileJournal, audit: AuditLog | None = None) -> list[ExecResult]:
     """Every open change in the journal, whoever made it."""
-    return _restore(ex, journal.open_entries(), audit, "rollback")
+    return _restore(ex, journal.open_entries, audit, "rollback")
 
 
 def rollback_one(
     ex: Executor, journal: FileJournal, change_id: int, audit: AuditLog | None = None
 ) -> ExecResult | None:
-    found = [e for e in journal.open_entries() if e.change.id == change_id]
-    return _restore(ex, found, audit, "rollback")[0] if found else None
+    found = _restore(
+        ex, lambda: [e for e in journal.open_entries() if e.change.id == change_id], audit, "rollback"
+    )
+    return found[0] if found else None
 
 
 def restore_mine(ex: Executor, journal: FileJournal, audit: AuditLog | None = None) -> list[ExecResult]:
@@ -69,5 +73,6 @@ def restore_mine(ex: Executor, journal: FileJournal, audit: AuditLog | None = No
     if audit is not None:
         for res in results:
             audit.write("shutdown", rollback=res.model_dump(mode="json"), reason=res.reason)
-    rest = [e for e in journal.mine() if e.change.id not in held]
-    return results + _restore(ex, rest, audit, "shutdown")
+    return results + _restore(
+        ex, lambda: [e for e in journal.mine() if e.change.id not in held], audit, "shutdown"
+    )

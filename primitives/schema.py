@@ -73,3 +73,18 @@ def action_problem(p: Primitive, action: dict[str, Any]) -> str | None:
     e = errors[0]
     where = ".".join(str(x) for x in e.absolute_path) or "action"
     return f"{p.id}: {where}: {e.message}"
+
+
+def target_problem(p: Primitive, target: object) -> str | None:
+    """Why `target` is not a valid target of the primitive, in one line; None when it is."""
+    schema = _TARGET_SCHEMAS[p.target]
+    if target is None and p.target_required:
+        return f"{p.id}: a target is required"
+    errors = list(Draft202012Validator(schema).iter_errors(target))
+    return f"{p.id}: target {str(target)[:60]!r}: {errors[0].message[:120]}" if errors else None
+
+
+def value_problem(p: Primitive, value: object) -> str | None:
+    """Why `value` is outside the primitive's catalogue type and bounds, in one line; None when inside."""
+    errors = list(Draft202012Validator(p.value.schema()).iter_errors(value))
+    return f"{p.id}: value {str(value)[:60]!r}: {errors[0].message[:120]}" if errors else None

@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from agent.diagnosis.engine import diagnose
 from agent.service.auth import MAX_BODY, load_token
 from core.incident import load_incident
+from core.statedir import StateError
 from guardrails.executor import Executor
 from tests.fakes.fake_kernel import tree_bytes
 from tests.service_helpers import INCIDENT, Service, action, make_service
@@ -35,15 +36,18 @@ def client(svc: Service) -> TestClient:
     return TestClient(svc.app)
 
 
-def test_token_file_is_private_created_once_and_tightened(tmp_path: Path) -> None:
+def test_token_file_is_private_created_once_and_never_adopted(tmp_path: Path) -> None:
     d = tmp_path / "s"
     token = load_token(d)
     path = d / "token"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(d.stat().st_mode) & 0o022 == 0
     assert len(token) >= 32 and load_token(d) == token
-    os.chmod(path, 0o644)
-    assert load_token(d) == token and stat.S_IMODE(path.stat().st_mode) == 0o600
+    os.chmod(path, 0o644)  # readable by others: refused, not tightened and taken
+    with pytest.raises(StateError, match="open to group or others"):
+        load_token(d)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    os.chmod(path, 0o600)
     path.write_text("short\n")
     with pytest.raises(ValueError, match="no usable token"):
         load_token(d)

@@ -38,11 +38,10 @@ def snapshot_path() -> Path:
 
 
 def write_snapshot(loop: ControlLoop) -> None:
-    path = snapshot_path()
+    from core.statedir import write_file
+
     data = {"pid": os.getpid(), **loop.snapshot()}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, default=str))
-    os.replace(tmp, path)
+    write_file(snapshot_path(), json.dumps(data, default=str), mode=0o644)
 
 
 def render(loop: ControlLoop) -> Group:
@@ -108,7 +107,7 @@ def auto_command(
     """Run the closed loop: diagnose, propose, gate, apply, verify, roll back what hurts."""
     from agent.proposers.policy import PolicyError
     from agent.wiring import build_loop, live_feed, make_proposers
-    from guardrails.filejournal import JournalError
+    from core.statedir import StateError
 
     fs = host_fs()
     if not fs.path("/proc").is_dir():
@@ -145,7 +144,7 @@ def auto_command(
         loop = build_loop(
             config, feed, mode=mode, primary=primary, rules=rules, adopt=adopt, say=say, on_event=echo
         )
-    except JournalError as e:
+    except StateError as e:
         feed.close()
         fail(str(e))
     run_live(loop, feed.close, duration, view=show, console=console)

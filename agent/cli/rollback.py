@@ -12,8 +12,9 @@ import typer
 
 from agent.cli.errors import fail
 from agent.cli.guarded import needs, open_host
+from core.statedir import StateError
 from guardrails.executor import ExecResult, Executor
-from guardrails.filejournal import JournalError, this_process
+from guardrails.filejournal import this_process
 from guardrails.recovery import rollback_all, rollback_one
 
 
@@ -34,7 +35,7 @@ def rollback_command(
     j = guard.journal
     try:
         entries = j.open_entries()
-    except JournalError as e:
+    except StateError as e:
         fail(str(e))
     if change_id is not None:
         entries = [e for e in entries if e.change.id == change_id]
@@ -47,14 +48,17 @@ def rollback_command(
     want_trainer, want_gpu = needs(None, locs)
     with open_host(trainer=want_trainer, gpu=want_gpu) as host:
         ex = Executor(host, journal=j)
-        if change_id is not None:
-            one = rollback_one(ex, j, change_id, guard.audit)
-            results = [one] if one is not None else []
-        else:
-            results = rollback_all(ex, j, guard.audit)
+        try:
+            if change_id is not None:
+                one = rollback_one(ex, j, change_id, guard.audit)
+                results = [one] if one is not None else []
+            else:
+                results = rollback_all(ex, j, guard.audit)
+        except StateError as e:
+            fail(str(e))
     for res in results:
         _say(res)
-    if any(r.status == "failed" for r in results):
+    if any(r.status in ("failed", "refused") for r in results):
         fail("some changes could not be restored; they stay in the journal", code=1)
 
 

@@ -56,11 +56,14 @@ def serve_command(
     from agent.service.observers import LiveObserver, Observer, ReplayObserver
     from agent.service.state import ServiceState
     from agent.wiring import live_host_opener
+    from core.statedir import StateError
 
     directory = Path(state_dir())
     try:
         ensure_state_dir(directory)
         token = load_token(directory)
+    except StateError as e:
+        fail(str(e))
     except (OSError, ValueError) as e:
         fail(f"cannot prepare the state dir {directory}: {e}")
     observer: Observer

@@ -12,9 +12,11 @@ from typing import Annotated, Any
 import typer
 
 from agent.cli.errors import fail
+from core.statedir import StateError
+from core.text import printable
 from guardrails.approvals import ApprovalStore
 from guardrails.audit import AuditLog
-from guardrails.filejournal import FileJournal, JournalError, Owner
+from guardrails.filejournal import FileJournal, Owner
 
 
 def _running() -> dict[str, Any] | None:
@@ -30,7 +32,7 @@ def _running() -> dict[str, Any] | None:
 def status_doc() -> dict[str, Any]:
     try:
         entries = FileJournal().open_entries()
-    except JournalError as e:
+    except StateError as e:
         fail(str(e))
     verdicts = [r for r in AuditLog().read() if r.verdict is not None][-5:]
     return {
@@ -64,36 +66,41 @@ def status_doc() -> dict[str, Any]:
     }
 
 
+def _echo(line: str) -> None:
+    # Knob targets, reasons and the operator's notes are host text: no escape sequence reaches the terminal.
+    typer.echo(printable(line))
+
+
 def status_command(
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
 ) -> None:
     """What idletune holds changed now, what waits for approval, what its last changes did."""
     doc = status_doc()
     if as_json:
-        typer.echo(json.dumps(doc, default=str))
+        typer.echo(json.dumps(doc, default=str))  # JSON escapes control characters
         return
     agent = doc["agent"]
     if agent is None:
-        typer.echo("agent: not running")
+        _echo("agent: not running")
     else:
-        typer.echo(
+        _echo(
             f"agent: pid {agent['pid']}, mode {agent['mode']}, proposer level {agent['safe_mode']}, "
             f"last diagnosis {agent['diagnosis'] or '-'}"
         )
         for key in ("quarantined", "frozen"):
             if agent.get(key):
-                typer.echo(f"  {key}: {', '.join(agent[key])}")
+                _echo(f"  {key}: {', '.join(agent[key])}")
         for knob, why in (agent.get("operator_knobs") or {}).items():
-            typer.echo(f"  operator owns {knob}: {why}")
-    typer.echo(f"managed knobs: {len(doc['managed']) or 'none'}")
+            _echo(f"  operator owns {knob}: {why}")
+    _echo(f"managed knobs: {len(doc['managed']) or 'none'}")
     for m in doc["managed"]:
-        typer.echo(f"  [{m['id']}] {m['knob']}: {m['before']} -> {m['value']} ({m['state']}, {m['held_by']})")
-    typer.echo(f"pending approvals: {len(doc['pending_approvals']) or 'none'}")
+        _echo(f"  [{m['id']}] {m['knob']}: {m['before']} -> {m['value']} ({m['state']}, {m['held_by']})")
+    _echo(f"pending approvals: {len(doc['pending_approvals']) or 'none'}")
     for a in doc["pending_approvals"]:
-        typer.echo(f"  {a['id']} tier {a['tier']}: {a['knob']} -> {a['value']}  (idletune approve {a['id']})")
-    typer.echo(f"last verdicts: {len(doc['last_verdicts']) or 'none'}")
+        _echo(f"  {a['id']} tier {a['tier']}: {a['knob']} -> {a['value']}  (idletune approve {a['id']})")
+    _echo(f"last verdicts: {len(doc['last_verdicts']) or 'none'}")
     for v in doc["last_verdicts"]:
-        typer.echo(f"  {v['knob']}: {v['verdict']} on {v['kpi']} ({v['before']} -> {v['after']})")
+        _echo(f"  {v['knob']}: {v['verdict']} on {v['kpi']} ({v['before']} -> {v['after']})")
 
 
 def register(app: typer.Typer) -> None:

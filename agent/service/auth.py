@@ -1,11 +1,13 @@
 """The bearer token and the guard in front of every request that changes something.
 
 The token lives in `<state dir>/token`, mode 0600, created at first start; whoever
-can read it is as trusted as root on this host. A middleware, not a route
-dependency, checks it: it runs before the body is parsed, so a request without the
-token gets 401 whatever its body holds, and nothing behind it runs. The same
-middleware caps request bodies, counting the bytes that actually arrive, so a
-missing or lying Content-Length cannot get a larger body through.
+can read it is as trusted as root on this host. A token file is created, never adopted:
+one that is a link, owned by someone else or open to others is refused, not repaired.
+
+A middleware, not a route dependency, checks it: it runs before the body is parsed,
+so a request without the token gets 401 whatever its body holds, and nothing behind
+it runs. The same middleware caps request bodies, counting the bytes that actually
+arrive, so a missing or lying Content-Length cannot get a larger body through.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import hmac
 import json
 import os
 import secrets
-import stat
 from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from core.statedir import read_file, secure_dir
 
 TOKEN_NAME = "token"
 MAX_BODY = 16 * 1024
@@ -25,24 +28,21 @@ MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 def ensure_state_dir(state_dir: Path) -> None:
-    """The state dir, not writable by group or others. It stays searchable: trainer hooks
-    of other users reach the socket inside (itself 0660); the secrets in it are 0600."""
-    state_dir.mkdir(parents=True, exist_ok=True, mode=0o755)
-    mode = stat.S_IMODE(state_dir.stat().st_mode)
-    if mode & 0o022:
-        os.chmod(state_dir, mode & ~0o022)
+    """The state dir: made 0755 when absent (trainer hooks of other users reach the socket inside,
+    itself 0660; the secrets in it are 0600); StateError when it is writable by group or others or
+    owned by someone else. An existing directory is never chmod'ed: it may be shared."""
+    secure_dir(state_dir)
 
 
 def load_token(state_dir: Path) -> str:
-    """The token, created (0600, atomically) when absent; a readable-by-others file is tightened."""
+    """The token, created (0600, atomically, through no link) when absent; StateError for a file that
+    is a link, not a regular file, owned by someone else or open to group or others."""
     ensure_state_dir(state_dir)
     path = state_dir / TOKEN_NAME
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except FileExistsError:
-        if stat.S_IMODE(path.stat().st_mode) & 0o077:
-            os.chmod(path, 0o600)
-        token = path.read_text().strip()
+        token = (read_file(path, private=True, limit=4096) or "").strip()
         if len(token) < 32:
             why = "holds no usable token (under 32 characters): remove it to make a new one"
             raise ValueError(f"{path} {why}") from None

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core.statedir import state_dir
+from core.statedir import read_file, secure_dir, state_dir, write_file
 
 STATE_NAME = "testbed.json"
 
@@ -49,16 +49,16 @@ class UndoLog:
         self.path = path
         self.entries: list[dict[str, Any]] = []
         self.info: dict[str, Any] = {}
-        if path.exists():
-            data = json.loads(path.read_text() or "{}")
+        # Root replays this log: it is read only from a state dir only root can write, through no link.
+        text = read_file(path) if path.parent.exists() and secure_dir(path.parent) else None
+        if text is not None:
+            data = json.loads(text or "{}")
             self.entries = list(data.get("undo", []))
             self.info = dict(data.get("info", {}))
 
     def _save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"info": self.info, "undo": self.entries}, indent=1))
-        os.replace(tmp, self.path)
+        secure_dir(self.path.parent)
+        write_file(self.path, json.dumps({"info": self.info, "undo": self.entries}, indent=1))
 
     def add(self, kind: str, **fields: Any) -> None:
         self.entries.append({"kind": kind, **fields})
