@@ -25,6 +25,7 @@ from pathlib import Path
 from rich.console import Console
 
 from agent.loop import ControlLoop, LoopConfig, LoopEvent
+from core.text import printable
 from guardrails.effect import EffectConfig, Judgement
 
 SCENARIO = "readahead"
@@ -62,7 +63,7 @@ def result_line(j: Judgement | None, restored: list[str]) -> str:
 
 def _printer(console: Console) -> Callable[[LoopEvent], None]:
     def show(ev: LoopEvent) -> None:
-        console.print(f"  {ev.kind:9} {ev.text}", markup=False, highlight=False, soft_wrap=True)
+        console.print(printable(f"  {ev.kind:9} {ev.text}"), markup=False, highlight=False, soft_wrap=True)
 
     return show
 

@@ -211,3 +211,14 @@ def test_approval_ids_name_no_file_outside_the_store(tmp_path: Path, monkeypatch
     r = runner.invoke(app, ["approve", "../../x"])
     assert r.exit_code != 0 and "not an approval id" in r.output
     assert outside.read_text() == "{}"
+
+
+def test_journal_strings_reach_the_terminal_cleaned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fs, _, _ = _setup(tmp_path)
+    state = Path(os.environ["IDLETUNE_STATE_DIR"])
+    monkeypatch.setenv("IDLETUNE_ROOT", str(fs.root))
+    evil = "\x1b]0;pwned\x07\x1b[2J"
+    _plant(state, _change(1, "vm.swappiness" + evil, SWAP, "60", "40", target=evil))
+    r = runner.invoke(app, ["rollback", "--all"])
+    assert r.exit_code == 1 and "refused:" in r.output
+    assert "\x1b" not in r.output and "\x07" not in r.output

@@ -19,6 +19,7 @@ from agent.cli.guarded import needs, open_host, parse_knob_value
 from core.knob import KnobValue, Target
 from core.proposal import Action, Proposal
 from core.statedir import StateError
+from core.text import printable
 from guardrails.executor import Executor
 from guardrails.gate import GateConfig
 from primitives import catalog
@@ -118,13 +119,15 @@ def _apply_locked(
     if res.status in ("applied", "pending"):
         if job is not None and p.target is not TargetKind.JOB:
             g.leases.acquire(action.knob, job, priority)
-        typer.echo(f"{res.status}: {action.knob} {res.before} -> {res.after} (change {res.change_id})")
+        typer.echo(
+            printable(f"{res.status}: {action.knob} {res.before} -> {res.after} (change {res.change_id})")
+        )
         for note in res.notes:
-            typer.echo(f"  {note}")
+            typer.echo(printable(f"  {note}"))
         typer.echo(f"  undo with: idletune rollback {res.change_id}")
         return
     if res.status == "unchanged":
-        typer.echo(f"unchanged: {res.reason}")
+        typer.echo(printable(f"unchanged: {res.reason}"))
         return
     fail(f"{res.status}: {res.reason}", code=1)
 

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from agent.cli.errors import fail
+from core.text import printable
 from guardrails.approvals import ApprovalStore
 
 
@@ -22,7 +23,7 @@ def _answer(approval_id: str, approve: bool, by: str | None) -> None:
         fail(problem)
     assert a is not None
     verb = "approved" if approve else "rejected"
-    typer.echo(f"{verb}: {a.action.knob} -> {a.action.value} (tier {a.tier}) by {who}")
+    typer.echo(printable(f"{verb}: {a.action.knob} -> {a.action.value} (tier {a.tier}) by {who}"))
 
 
 def approve_command(

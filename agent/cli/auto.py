@@ -27,6 +27,7 @@ from agent.cli.common import operator_jobs
 from agent.cli.errors import fail
 from agent.loop import ControlLoop, LoopConfig, LoopEvent
 from core.hostfs import ROOT_ENV, host_fs
+from core.text import printable
 
 SNAPSHOT_NAME = "agent.json"
 
@@ -118,15 +119,16 @@ def auto_command(
         fail(str(e))
     console = Console(stderr=True)
     if note:
-        console.print(note, markup=False)
+        console.print(printable(note), markup=False)
     show = view and console.is_terminal
 
     def say(line: str) -> None:
-        console.print(line, markup=False)
+        console.print(printable(line), markup=False)
 
     def echo(ev: LoopEvent) -> None:
         if not show:
-            console.print(f"{ev.kind}: {ev.text}", markup=False, highlight=False, soft_wrap=True)
+            # Events name host things (jobs, devices, values read back): cleaned for the terminal.
+            console.print(printable(f"{ev.kind}: {ev.text}"), markup=False, highlight=False, soft_wrap=True)
 
     config = LoopConfig.model_validate(
         {
@@ -174,7 +176,7 @@ def run_live(
             loop.run(duration, after_step=lambda: write_snapshot(loop))
     finally:
         for res in loop.shutdown():
-            console.print(f"restored: {res.knob}: {res.status}: {res.reason}", markup=False)
+            console.print(printable(f"restored: {res.knob}: {res.status}: {res.reason}"), markup=False)
         close()
         snapshot_path().unlink(missing_ok=True)
         for sig, handler in old.items():

@@ -13,13 +13,15 @@ import typer
 from agent.cli.errors import fail
 from agent.cli.guarded import needs, open_host
 from core.statedir import StateError
+from core.text import printable
 from guardrails.executor import ExecResult, Executor
 from guardrails.filejournal import this_process
 from guardrails.recovery import rollback_all, rollback_one
 
 
 def _say(res: ExecResult) -> None:
-    typer.echo(f"{res.status}: {res.knob} (change {res.change_id}): {res.reason}")
+    # The knob and the reason come from the journal: data, cleaned before a terminal sees them.
+    typer.echo(printable(f"{res.status}: {res.knob} (change {res.change_id}): {res.reason}"))
 
 
 def rollback_command(
