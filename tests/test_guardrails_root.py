@@ -133,9 +133,10 @@ def test_a_harmful_readahead_cut_on_the_testbed_is_rolled_back_within_one_window
     from evals.testbed import runner as tb
     from guardrails.effect import EffectConfig
 
-    tb.stop()
+    assert tb.stop() == []
     loop = None
     feed: Feed | None = None
+    left: list[str] = []
     try:
         tb.run_scenario("readahead", "fault", seconds=3.0, keep=True, lifetime_s=300)
         dev = Path(str((tb.current() or {})["device"])).name
@@ -176,4 +177,5 @@ def test_a_harmful_readahead_cut_on_the_testbed_is_rolled_back_within_one_window
             loop.shutdown()
         if feed is not None:
             feed.close()
-        tb.stop()
+        left = tb.stop()
+    assert left == [], left  # the testbed's teardown left nothing behind

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from pathlib import Path
+
+import pytest
 
 from evals.testbed.state import UndoLog
 
@@ -71,3 +75,40 @@ def test_choice_knobs_restore_the_chosen_option(tmp_path: Path) -> None:
     log.knob(str(knob), "mq-deadline")
     log.undo_all()
     assert knob.read_text() == "none"
+
+
+def _whole_disk_of_root() -> str | None:
+    """`major:minor` of the disk under `/` (blkio limits take whole disks, not partitions)."""
+    st = os.stat("/")
+    node = Path(f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
+    if not node.exists():
+        return None
+    disk = node.resolve()
+    if (disk / "partition").exists():
+        disk = disk.parent
+    return (disk / "dev").read_text().strip()
+
+
+@pytest.mark.root
+def test_a_throttled_group_and_a_parent_left_by_a_crash_go_at_teardown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evals.testbed import hostsetup as hs
+
+    blkio = hs.CGROUP_ROOT / "blkio"
+    devno = _whole_disk_of_root()
+    if os.geteuid() != 0 or not (blkio / "blkio.throttle.read_iops_device").exists() or devno is None:
+        pytest.skip("needs root, cgroup v1 blkio and a disk under /")
+    monkeypatch.setattr(hs, "GROUP", "idletune-testbed-unit")
+    stale = blkio / "idletune-testbed-unit"
+    stale.mkdir(exist_ok=True)  # what a crashed run leaves: the parent, not in any undo log
+    log = UndoLog(tmp_path / "state.json")
+    job = hs.make_cgroup(log, "blkio", "job")
+    (job / "blkio.throttle.read_iops_device").write_text(f"{devno} 5")
+    reader = hs.spawn(log, ["sh", "-c", "sleep 60"], cgroups=[job])
+    deadline = time.monotonic() + 5
+    while str(reader.pid) not in (job / "cgroup.procs").read_text().split() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert log.undo_all() == []
+    assert not stale.exists()
+    assert reader.wait(timeout=5) != 0  # killed, not left running in a group that is gone

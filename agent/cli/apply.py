@@ -99,9 +99,11 @@ def _apply_locked(
 
     g = gate_for(GateConfig(mode="auto", priorities={job: priority} if job else {}), guard)
     current = _read(p, host, action.target)
-    if current is None or str(current) != str(confirmed):
-        fail(f"{action.knob} changed from {confirmed} to {current} meanwhile; run the command again")
+    if current is None:
+        fail(f"cannot read {action.knob} on this host any more")
     who = f"{getpass.getuser()} (idletune apply)"
+    # The gate first: a change another apply recorded while this one waited for the lock is a
+    # cooldown, the clearer reason; only then a value moved by something outside the journal.
     [d] = g.review(
         Proposal(actions=[action]), {action.knob: current}, job=job, origin="operator", approved_by=who
     )
@@ -114,6 +116,8 @@ def _apply_locked(
     if d.decision != "approve":
         guard.audit.write("manual", **decided, reason=d.reason)
         fail(f"the gate said no ({d.rule}): {d.reason}", code=1)
+    if str(current) != str(confirmed):
+        fail(f"{action.knob} changed from {confirmed} to {current} meanwhile; run the command again")
     res = Executor(host, journal=guard.journal).apply(action)
     guard.audit.write("manual", **decided, reason=res.reason, execution=res.model_dump(mode="json"))
     if res.status in ("applied", "pending"):

@@ -95,9 +95,9 @@ def warm_cache(files: Iterable[Path]) -> None:
 def make_cgroup(log: UndoLog, controller: str, name: str) -> Path:
     path = CGROUP_ROOT / controller / GROUP / name
     parent = path.parent
-    if not parent.exists():
-        log.add("cgroup", path=str(parent))
-        parent.mkdir()
+    # Logged even when it exists: a parent left by a crashed run goes at this run's teardown.
+    log.add("cgroup", path=str(parent))
+    parent.mkdir(exist_ok=True)
     log.add("cgroup", path=str(path))
     path.mkdir(exist_ok=True)
     return path

@@ -9,6 +9,7 @@ idempotent and a half-finished setup is undone as far as it went.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -91,6 +92,9 @@ class UndoLog:
     def undo_all(self) -> list[str]:
         """Undo newest first; returns one line per problem (empty when all went well)."""
         problems: list[str] = []
+        for entry in self.entries:
+            if entry["kind"] == "cgroup":
+                _lift_throttles(Path(entry["path"]))
         while self.entries:
             entry = self.entries[-1]
             try:
@@ -154,7 +158,8 @@ def kill_group(pid: int, start: str | None) -> None:
             os.killpg(pid, sig)
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, sig)
-        deadline = time.monotonic() + 3.0
+        # After SIGKILL a task may still sleep in the kernel (a read it waits for): give it time.
+        deadline = time.monotonic() + (3.0 if sig == signal.SIGTERM else 20.0)
         while time.monotonic() < deadline:
             if not _group_alive(pid):
                 return
@@ -179,12 +184,34 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
+_THROTTLES = tuple(f"blkio.throttle.{d}_{u}_device" for d in ("read", "write") for u in ("iops", "bps"))
+
+
+def _lift_throttles(path: Path) -> None:
+    """Take a blkio group's device limits off before its tasks are killed: a task asleep on a
+    throttled read exits only once its queued reads are let through, which at a few IOPS takes
+    longer than any wait for it."""
+    for name in _THROTTLES:
+        try:
+            rules = (path / name).read_text().splitlines()
+        except OSError:
+            continue  # not a blkio group, or gone
+        for rule in rules:
+            fields = rule.split()
+            if len(fields) == 2:
+                with contextlib.suppress(OSError):
+                    (path / name).write_text(f"{fields[0]} 0")
+
+
 def _remove_cgroup(path: Path) -> None:
-    """Move leftover tasks to the parent, then remove the (empty) group."""
+    """Move leftover tasks to the hierarchy's root, then remove the (empty) group."""
     if not path.exists():
         return
     procs = path / "cgroup.procs"
-    parent = path.parent / "cgroup.procs"
+    top = path.parent
+    while (top.parent / "cgroup.procs").exists():
+        top = top.parent
+    parent = top / "cgroup.procs"  # the hierarchy's root: the testbed's own parent group goes too
     for _ in range(50):
         pids = [p for p in procs.read_text().split() if p]
         if not pids:
@@ -193,4 +220,16 @@ def _remove_cgroup(path: Path) -> None:
             with contextlib.suppress(OSError):
                 parent.write_text(p)
         time.sleep(0.02)
-    path.rmdir()
+    # Tasks that just left, or a child group removed a moment ago, can keep a group busy until the
+    # kernel has let go of them: retry for a while before calling it a problem.
+    deadline = time.monotonic() + 10.0
+    while True:
+        try:
+            path.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError as e:
+            if e.errno != errno.EBUSY or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
