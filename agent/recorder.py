@@ -52,7 +52,7 @@ class Recording:
     sources: dict[str, SourceStatus] = field(default_factory=dict)
 
 
-def _header(rec: Recording, ident: str, title: str, question: str | None) -> dict[str, Any]:
+def _header(rec: Recording, ident: str, title: str, question: str | None, tags: list[str]) -> dict[str, Any]:
     h = rec.host
     host: dict[str, Any] = {"cpus": h.cpus, "numa_nodes": h.numa_nodes, "gpus": h.gpus}
     if h.gpu_model:
@@ -64,7 +64,7 @@ def _header(rec: Recording, ident: str, title: str, question: str | None) -> dic
         "schema_version": 1,
         "id": ident,
         "title": title,
-        "tags": [UNLABELLED],
+        "tags": tags,
         "host": host,
         "interval_s": rec.interval_s,
         "knobs": dict(sorted(rec.knobs.items())),
@@ -104,9 +104,20 @@ def series_lines(samples: Sequence[Sample]) -> list[str]:
 
 
 def write_incident(
-    rec: Recording, folder: str | Path, *, title: str | None = None, question: str | None = None
+    rec: Recording,
+    folder: str | Path,
+    *,
+    title: str | None = None,
+    question: str | None = None,
+    truth: dict[str, Any] | None = None,
+    tags: list[str] | None = None,
+    comment: str = "",
 ) -> Path:
-    """Write incident.yaml and series.jsonl into `folder`, whose last part must already be a valid id."""
+    """Write incident.yaml and series.jsonl into `folder`, whose last part must already be a valid id.
+
+    Without `truth` the incident is tagged `unlabelled` and carries a placeholder truth and a note
+    asking a person to label it; a labelled one (a measured counterfactual, say) gives its truth,
+    its tags and a comment saying where the truth came from."""
     path = Path(folder)
     ident = path.name
     if incident_id(ident) != ident:
@@ -114,9 +125,19 @@ def write_incident(
     if not rec.samples:
         raise ValueError("no samples were collected")
     path.mkdir(parents=True, exist_ok=True)
-    header = _header(rec, ident, title or f"Recorded on a live host ({len(rec.samples)} samples)", question)
-    truth = {"truth": {"root_causes": ["none"], "acceptable_actions": [], "noop_correct": True}}
-    text = yaml.safe_dump(header, sort_keys=False) + LABEL_NOTE + yaml.safe_dump(truth, sort_keys=False)
+    title = title or f"Recorded on a live host ({len(rec.samples)} samples)"
+    if truth is None:
+        header = _header(rec, ident, title, question, [UNLABELLED])
+        placeholder = {"truth": {"root_causes": ["none"], "acceptable_actions": [], "noop_correct": True}}
+        text = (
+            yaml.safe_dump(header, sort_keys=False)
+            + LABEL_NOTE
+            + yaml.safe_dump(placeholder, sort_keys=False)
+        )
+    else:
+        header = _header(rec, ident, title, question, list(tags or []))
+        note = "".join(f"# {line}\n" for line in comment.splitlines())
+        text = note + yaml.safe_dump({**header, "truth": truth}, sort_keys=False)
     (path / "incident.yaml").write_text(text)
     (path / "series.jsonl").write_text("\n".join(series_lines(rec.samples)) + "\n")
     return path

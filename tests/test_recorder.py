@@ -92,6 +92,26 @@ def test_recorded_incident_loads_and_validates(tmp_path: Path) -> None:
     assert "# UNLABELLED" in text.split("truth:")[0]
 
 
+def test_a_labelled_recording_carries_its_truth_tags_and_provenance(tmp_path: Path) -> None:
+    rec = record(FakeLive(), duration_s=0.1, interval_s=0.02)
+    truth = {
+        "root_causes": ["readahead_mismatch"],
+        "onset_t": 0.0,
+        "evidence": ["io.vdb.avg_req_kb"],
+        "acceptable_actions": [[{"primitive": "block.read_ahead_kb", "target": "vdb", "min": 1024}]],
+        "forbidden_actions": [{"primitive": "trainer.batch_size"}],
+        "noop_correct": False,
+    }
+    folder = write_incident(
+        rec, tmp_path / "real-x-1", truth=truth, tags=["real", "iops-100"], comment="fix: +650 %\nsecond line"
+    )
+    inc = load_incident(folder)
+    assert inc.tags == ["real", "iops-100"] and inc.truth.root_causes == ["readahead_mismatch"]
+    assert not inc.truth.noop_correct and inc.truth.acceptable_actions[0][0].target == "vdb"
+    text = (folder / "incident.yaml").read_text()
+    assert text.startswith("# fix: +650 %\n# second line\n") and "UNLABELLED" not in text
+
+
 def test_series_is_json_lines_in_time_order(tmp_path: Path) -> None:
     rec = record(FakeLive(), duration_s=0.1, interval_s=0.02)
     folder = write_incident(rec, tmp_path / "rec-two")

@@ -21,8 +21,9 @@ def sh(*argv: str, timeout: float = 120.0) -> str:
     return out.stdout.strip()
 
 
-def make_data_device(log: UndoLog, workdir: Path, size_mb: int) -> tuple[str, Path]:
-    """A sparse image on a loop device with ext4, mounted; returns (device, mount point).
+def make_data_device(log: UndoLog, workdir: Path, size_mb: int, *, raw: bool = False) -> tuple[str, Path]:
+    """A sparse image on a loop device with ext4, mounted; returns (device, mount point). With
+    `raw`, no file system: the mount point returned is the work directory.
 
     Direct I/O on the loop device keeps the image out of the page cache, so a read
     that misses the file system's cache really reaches the (throttled) device.
@@ -34,6 +35,8 @@ def make_data_device(log: UndoLog, workdir: Path, size_mb: int) -> tuple[str, Pa
         f.truncate(size_mb * 1024 * 1024)
     dev = sh("losetup", "--find", "--show", "--direct-io=on", str(image))
     log.add("loop", dev=dev, file=str(image))
+    if raw:
+        return dev, workdir
     # Initialise inode tables and journal now: ext4lazyinit writing in the background
     # would add I/O nobody asked for to the measurements.
     sh("mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", dev, timeout=300)
@@ -73,6 +76,16 @@ def write_shards(folder: Path, shards: int, shard_mb: int) -> list[Path]:
             os.fsync(f.fileno())
         files.append(path)
     return files
+
+
+def write_raw(dev: str, mb: int) -> None:
+    """Random bytes over the first `mb` MiB of a block device (the raw data set)."""
+    chunk = os.urandom(4 * 1024 * 1024)
+    with open(dev, "wb") as f:
+        for k in range(mb // 4):
+            f.write(chunk[k % 7 :] + chunk[: k % 7])
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def drop_cache(files: Iterable[Path]) -> None:

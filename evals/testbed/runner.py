@@ -73,12 +73,14 @@ class Testbed:
         self.mnt = workdir
         self.cgroups: dict[str, Path] = {}
         self.procs: list[subprocess.Popen[bytes]] = []
+        self.noise: list[subprocess.Popen[bytes]] = []
         self.trainer: subprocess.Popen[bytes] | None = None
         self.status = workdir / "status.json"
 
     # -- setup -------------------------------------------------------------------------
 
-    def setup(self) -> None:
+    def setup(self, *, throttle: bool = True) -> None:
+        """Data device, shards and cgroups; the device throttle too, unless a run switches it on later."""
         sc = self.sc
         self.log.note(scenario=sc.name, started=time.time())
         if not self.workdir.exists():
@@ -86,32 +88,61 @@ class Testbed:
             self.workdir.mkdir(parents=True)
         for leftover in (self.status, self.workdir / "trainer.log"):
             self.log.add("file", path=str(leftover))
-        self.dev, self.mnt = hs.make_data_device(self.log, self.workdir, sc.image_mb)
+        self.dev, self.mnt = hs.make_data_device(self.log, self.workdir, sc.image_mb, raw=sc.raw)
         self.log.note(device=self.dev, mount=str(self.mnt))
-        self.data = hs.write_shards(self.mnt / "data", sc.data_mb // sc.shard_mb, sc.shard_mb)
+        if sc.raw:
+            hs.write_raw(self.dev, sc.data_mb)
+            self.data = [Path(self.dev)]
+        else:
+            self.data = hs.write_shards(self.mnt / "data", sc.data_mb // sc.shard_mb, sc.shard_mb)
         cpu = hs.make_cgroup(self.log, "cpu", "job")
         # The host is shared: a heavy weight keeps other work's noise out of the figures.
         # Everything a scenario starts (job, hogs, writer) runs in this one group.
         for group in (cpu.parent, cpu):  # the weight counts at every level
             (group / "cpu.shares").write_text(str(CPU_SHARES))
         self.cgroups["cpu"] = cpu
-        blkio = hs.make_cgroup(self.log, "blkio", "job")
-        self.cgroups["blkio"] = blkio
-        devno = hs.dev_numbers(self.dev)
-        if sc.read_iops is not None:
-            (blkio / "blkio.throttle.read_iops_device").write_text(f"{devno} {sc.read_iops}")
-        if sc.read_bps is not None:
-            (blkio / "blkio.throttle.read_bps_device").write_text(f"{devno} {sc.read_bps}")
+        self.cgroups["blkio"] = hs.make_cgroup(self.log, "blkio", "job")
+        if throttle:
+            self.throttle()
         if any(p.mem_headroom_mb is not None for p in (sc.fault, sc.fix)):
             self.cgroups["memory"] = hs.make_cgroup(self.log, "memory", "job")
 
-    def apply(self, phase: Phase) -> None:
-        """Knobs first, then the page cache dropped, then the load beside the job."""
+    def throttle(self) -> None:
+        """The scenario's limits on the job's reads from the data device (the cgroup goes at teardown)."""
+        blkio, devno = self.cgroups["blkio"], hs.dev_numbers(self.dev)
+        if self.sc.read_iops is not None:
+            (blkio / "blkio.throttle.read_iops_device").write_text(f"{devno} {self.sc.read_iops}")
+        if self.sc.read_bps is not None:
+            (blkio / "blkio.throttle.read_bps_device").write_text(f"{devno} {self.sc.read_bps}")
+
+    def switch(self, phase: Phase) -> None:
+        """Bring a running job's surroundings to `phase` without restarting it: knobs, the hogs, the
+        writer, the memory limit (loader workers need a restart and stay as they are)."""
+        self._knobs(phase)
+        self._load(phase)
+        if phase.mem_headroom_mb is not None and "memory" in self.cgroups:
+            self._limit_memory(phase.mem_headroom_mb)
+
+    def _knobs(self, phase: Phase) -> None:
         self.log.knob(hs.queue_knob(self.dev, "read_ahead_kb"), str(phase.read_ahead_kb))
         if phase.scheduler is not None:
             self.log.knob(hs.queue_knob(self.dev, "scheduler"), phase.scheduler)
         for key, value in phase.sysctls.items():
             self.log.knob(hs.sysctl_path(key), value)
+
+    def _load(self, phase: Phase) -> None:
+        """The hogs and the checkpoint writer beside the job, in its CPU group."""
+        if phase.hogs:
+            # One session for all hogs: with autogroup on they share the CPU as one group.
+            argv = hs.python_argv("evals.testbed.load", "hogs", str(phase.hogs))
+            self.procs.append(hs.spawn(self.log, argv, cgroups=[self.cgroups["cpu"]]))
+        if phase.writer:
+            argv = hs.python_argv("evals.testbed.load", "writer", str(self.mnt / "ckpt"))
+            self.procs.append(hs.spawn(self.log, argv, cgroups=[self.cgroups["cpu"]]))
+
+    def apply(self, phase: Phase) -> None:
+        """Knobs first, then the page cache dropped, then the load beside the job."""
+        self._knobs(phase)
         mem = self.cgroups.get("memory")
         if mem is not None:
             (mem / "memory.limit_in_bytes").write_text("-1")
@@ -126,21 +157,38 @@ class Testbed:
             warm = hs.spawn(self.log, ["cat", *map(str, self.data)], cgroups=[mem])
             warm.wait(timeout=120)
             self.log.forget_process(warm.pid)
-        if phase.hogs:
-            # One session for all hogs: with autogroup on they share the CPU as one group.
-            argv = hs.python_argv("evals.testbed.load", "hogs", str(phase.hogs))
-            self.procs.append(hs.spawn(self.log, argv, cgroups=[self.cgroups["cpu"]]))
-        if phase.writer:
-            ckpt = self.mnt / "ckpt"
-            argv = hs.python_argv("evals.testbed.load", "writer", str(ckpt))
-            self.procs.append(hs.spawn(self.log, argv, cgroups=[self.cgroups["cpu"]]))
+        self._load(phase)
+
+    def start_noise(self) -> None:
+        """The scenario's background noise, outside the job's groups, running until teardown."""
+        argvs = {
+            "dirty": ("dirtier", str(self.mnt / "staged.bin"), "600"),
+            "rootwrites": ("rootwriter", str(self.workdir / "rootwrites.bin")),
+            "hog-elsewhere": ("hogs", "1"),
+            "memhog": ("memhog", "4096"),
+        }
+        for kind in self.sc.noise:
+            if kind == "dirty" and self.sc.raw:
+                raise TestbedError("dirty noise needs a file system on the data device")
+            args = argvs.get(kind)
+            if args is None:
+                raise TestbedError(f"no noise {kind!r}; choose from {', '.join(argvs)}")
+            if kind in ("dirty", "rootwrites"):
+                self.log.add("file", path=args[1])
+            self.noise.append(hs.spawn(self.log, hs.python_argv("evals.testbed.load", *args)))
 
     def start_trainer(self, phase: Phase, lifetime_s: float | None = None) -> None:
         sc = self.sc
         with contextlib.suppress(FileNotFoundError):
             self.status.unlink()
+        data = (
+            ["--data", self.dev, "--raw-shards", str(sc.data_mb // sc.shard_mb)]
+            if sc.raw
+            else ["--data", str(self.mnt / "data")]
+        )
         args = [
-            "--data", str(self.mnt / "data"),
+            *data,
+            "--shard-mb", str(sc.shard_mb),
             "--status", str(self.status),
             "--job", JOB,
             "--workers", str(phase.workers),
@@ -215,6 +263,11 @@ class Testbed:
             hs.stop_process(self.log, proc)
         self.procs.clear()
         self.trainer = None
+
+    def stop_noise(self) -> None:
+        for proc in self.noise:
+            hs.stop_process(self.log, proc)
+        self.noise.clear()
 
 
 # -- the API -------------------------------------------------------------------------

@@ -40,6 +40,11 @@ class Scenario:
     read_iops: int | None = None  # blkio throttle of the job's reads from the data device
     read_bps: int | None = None
     settle_s: float = 2.0  # seconds after the first step before measuring
+    raw: bool = False  # the data on the block device itself, no file system (readers open the device)
+    # Background a host carries beside the job, running through both phases (evals.testbed.load):
+    # "dirty" (a data set staged just before, flushing), "rootwrites" (writes to another disk),
+    # "hog-elsewhere" (a busy process outside the job's CPU group), "memhog" (memory used elsewhere).
+    noise: tuple[str, ...] = ()
     # Shortest window that measures the KPI steadily: a fault that comes in cycles (a
     # checkpoint takes seconds to write and flush) needs several cycles in the window.
     min_window_s: float = 5.0

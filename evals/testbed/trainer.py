@@ -25,11 +25,15 @@ from agent.hook import watch  # the hook, line 1 of 2
 FEATURES = 4096
 
 
-class ShardStream(IterableDataset[tuple[Any, int]]):
-    """Samples of `sample_kb` bytes read in order from shard files, one shard per worker at a time."""
+Shard = tuple[str, int, int]  # file or block device, offset, length in bytes
 
-    def __init__(self, files: list[str], sample_kb: int, preprocess: int, drop_behind: bool) -> None:
-        self.files = files
+
+class ShardStream(IterableDataset[tuple[Any, int]]):
+    """Samples of `sample_kb` bytes read in order from shards, one shard per worker at a time. A shard
+    is a whole file, or a region of a raw block device (data with no file system on it)."""
+
+    def __init__(self, shards: list[Shard], sample_kb: int, preprocess: int, drop_behind: bool) -> None:
+        self.shards = shards
         self.sample_bytes = sample_kb * 1024
         self.preprocess = preprocess
         self.drop_behind = drop_behind
@@ -38,10 +42,13 @@ class ShardStream(IterableDataset[tuple[Any, int]]):
         info = get_worker_info()
         wid, n = (info.id, info.num_workers) if info is not None else (0, 1)
         mix = torch.randn(256, 256) / 16.0
-        for path in self.files[wid::n]:
+        for path, offset, length in self.shards[wid::n]:
             with open(path, "rb", buffering=0) as f:
-                while True:
+                f.seek(offset)
+                left = length
+                while left >= self.sample_bytes:
                     raw = f.read(self.sample_bytes)
+                    left -= len(raw)
                     if len(raw) < self.sample_bytes:
                         break
                     x = torch.frombuffer(bytearray(raw), dtype=torch.uint8).float() / 255.0
@@ -51,7 +58,7 @@ class ShardStream(IterableDataset[tuple[Any, int]]):
                     yield x.view(FEATURES, -1).mean(dim=1), int(raw[0]) % 10
                 if self.drop_behind:
                     # Stands in for a data set far larger than RAM: every epoch reads the device.
-                    os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+                    os.posix_fadvise(f.fileno(), offset, length, os.POSIX_FADV_DONTNEED)
 
 
 class Progress:
@@ -86,7 +93,9 @@ class Progress:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--data", required=True, type=Path)
+    ap.add_argument("--data", required=True, type=Path, help="a folder of shard-*.bin, or a block device")
+    ap.add_argument("--raw-shards", type=int, default=0, help="with a block device: how many shards on it")
+    ap.add_argument("--shard-mb", type=int, default=16, help="with a block device: the size of one shard")
     ap.add_argument("--status", required=True, type=Path)
     ap.add_argument("--job", default="testbed")
     ap.add_argument("--workers", type=int, default=2)
@@ -99,8 +108,12 @@ def main(argv: list[str] | None = None) -> None:
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    files = sorted(str(p) for p in args.data.glob("shard-*.bin"))
-    data = ShardStream(files, args.sample_kb, args.preprocess, args.drop_behind)
+    if args.raw_shards:
+        size = args.shard_mb * 1024 * 1024
+        shards = [(str(args.data), i * size, size) for i in range(args.raw_shards)]
+    else:
+        shards = [(str(p), 0, p.stat().st_size) for p in sorted(args.data.glob("shard-*.bin"))]
+    data = ShardStream(shards, args.sample_kb, args.preprocess, args.drop_behind)
     # Persistent workers: an epoch is a few seconds here, and restarting workers each
     # epoch would measure process start-up rather than the scenario's fault.
     loader = DataLoader(

@@ -1,0 +1,430 @@
+"""The real-incident matrix: testbed scenarios recorded under varied conditions, each labelled by a
+measured counterfactual.
+
+    python -m evals.matrix list
+    python -m evals.matrix record [--only GLOB] [--repeats 2] [--out evals/incidents]
+
+For each condition and repeat: set the scenario up with the condition's device limits, readahead,
+loader workers, preprocessing cost, data layout and background noise; start the agent's live
+sources (as `idletune record` does); start the job, in its fault, or healthy with the fault
+switched on mid-window; record the window; then, on the same setup, measure the job's samples/s
+with the fault and with the scenario's fix. A fix that raises samples/s by 20 % or more makes the
+scenario's cause the truth; otherwise the truth is `none` (nothing the catalogue holds helps).
+Written as the spec's v1 incident `real-<condition>-<n>`, tagged `real`, `matrix`, the scenario
+and the condition's tags, with the measured figures in its header comment.
+
+Needs root, eBPF, PyTorch and a quiet host: a busy one records its own noise as the fault's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import fnmatch
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from agent.live import LiveHost
+from agent.recorder import Recording, record, write_incident
+from core.hostfs import HostFS
+from core.sample import Sample, SourceStatus
+from core.window import Window
+from evals.testbed import runner as tb
+from evals.testbed.scenarios import SCENARIOS, Scenario
+
+MOVE = 0.20  # a fix that raises samples/s by this share acts on the cause
+FIX_WINDOW_S = 10.0
+Onset = Literal["start", "mid"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    name: str
+    scenario: str
+    tags: tuple[str, ...]
+    fault: dict[str, Any] = field(default_factory=dict)  # Phase fields of the fault phase
+    fix: dict[str, Any] = field(default_factory=dict)  # Phase fields of the fix phase
+    setup: dict[str, Any] = field(default_factory=dict)  # Scenario fields (limits, layout, noise)
+    onset: Onset = "start"
+    interval_s: float = 1.0
+    # The truth if the fix moves the KPI; a healthy condition names what its fix would act on.
+    cause: str | None = None
+
+    def built(self) -> Scenario:
+        base = SCENARIOS[self.scenario]
+        return dataclasses.replace(
+            base,
+            fault=dataclasses.replace(base.fault, **self.fault),
+            fix=dataclasses.replace(base.fix, **self.fix),
+            **self.setup,
+        )
+
+    @property
+    def duration_s(self) -> float:
+        return 40.0 if self.interval_s <= 1.0 else 30 * self.interval_s
+
+
+def _c(name: str, scenario: str, tags: str, **kw: Any) -> Condition:
+    return Condition(name=name, scenario=scenario, tags=tuple(tags.split()), **kw)
+
+
+# Device limits, readahead, workers, preprocessing, layout, onset, interval and noise vary around each
+# scenario; a healthy job beside noise must come out `none`.
+CONDITIONS: tuple[Condition, ...] = (
+    _c("ra128-iops200", "readahead", "iops-200 ra-128 fs workers-2"),
+    _c(
+        "ra64-iops100",
+        "readahead",
+        "iops-100 ra-64 fs workers-2",
+        fault={"read_ahead_kb": 64},
+        setup={"read_iops": 100},
+    ),
+    _c(
+        "ra256-iops40-w3",
+        "readahead",
+        "iops-40 ra-256 fs workers-3",
+        fault={"read_ahead_kb": 256, "workers": 3},
+        fix={"workers": 3},
+        setup={"read_iops": 40},
+    ),
+    _c(
+        "ra32-iops300-w1",
+        "readahead",
+        "iops-300 ra-32 fs workers-1",
+        fault={"read_ahead_kb": 32, "workers": 1},
+        fix={"workers": 1},
+        setup={"read_iops": 300},
+    ),
+    _c("ra128-iops30", "readahead", "iops-30 ra-128 fs workers-2", setup={"read_iops": 30}),
+    _c("ra512-iops200", "readahead", "iops-200 ra-512 fs workers-2", fault={"read_ahead_kb": 512}),
+    _c("ra128-iops200-raw", "readahead", "iops-200 ra-128 raw workers-2", setup={"raw": True}),
+    _c(
+        "ra64-iops100-raw",
+        "readahead",
+        "iops-100 ra-64 raw workers-2",
+        fault={"read_ahead_kb": 64},
+        setup={"raw": True, "read_iops": 100},
+    ),
+    _c("ra128-iops200-mid", "readahead", "iops-200 ra-128 fs workers-2", onset="mid"),
+    _c("ra128-iops200-i2", "readahead", "iops-200 ra-128 fs workers-2", interval_s=2.0),
+    _c(
+        "ra128-iops200-dirty",
+        "readahead",
+        "iops-200 ra-128 fs workers-2 noise-dirty",
+        setup={"noise": ("dirty",)},
+    ),
+    _c(
+        "ra128-bps16",
+        "readahead",
+        "bps-16m ra-128 fs workers-2",
+        setup={"read_iops": None, "read_bps": 16 * 1024 * 1024},
+    ),
+    _c(
+        "ra128-fast-cpu",
+        "readahead",
+        "uncapped ra-128 fs workers-2 preprocess-3",
+        setup={"read_iops": None, "preprocess": 3},
+    ),
+    _c("starve-w0-p2", "starvation", "workers-0 preprocess-2"),
+    _c("starve-w0-p1", "starvation", "workers-0 preprocess-1", setup={"preprocess": 1}),
+    _c("starve-w1-p3", "starvation", "workers-1 preprocess-3", fault={"workers": 1}, setup={"preprocess": 3}),
+    _c("starve-w0-p2-i2", "starvation", "workers-0 preprocess-2", interval_s=2.0),
+    _c(
+        "starve-w0-p2-hog",
+        "starvation",
+        "workers-0 preprocess-2 noise-hog-elsewhere",
+        setup={"noise": ("hog-elsewhere",)},
+    ),
+    _c("cont-h2", "contention", "hogs-2 workers-2 preprocess-2", fault={"hogs": 2}, fix={"hogs": 2}),
+    _c("cont-h4", "contention", "hogs-4 workers-2 preprocess-2", fault={"hogs": 4}, fix={"hogs": 4}),
+    _c("cont-h6", "contention", "hogs-6 workers-2 preprocess-2"),
+    _c(
+        "cont-h4-mid",
+        "contention",
+        "hogs-4 workers-2 preprocess-2",
+        fault={"hogs": 4},
+        fix={"hogs": 4},
+        onset="mid",
+    ),
+    _c(
+        "cont-h4-i2",
+        "contention",
+        "hogs-4 workers-2 preprocess-2",
+        fault={"hogs": 4},
+        fix={"hogs": 4},
+        interval_s=2.0,
+    ),
+    _c("wb-ckpt", "writeback", "writer fs"),
+    _c("wb-ckpt-mid", "writeback", "writer fs", onset="mid"),
+    _c("wb-ckpt-i2", "writeback", "writer fs", interval_s=2.0),
+    _c("recl-256", "reclaim", "memcg-headroom-256"),
+    _c("recl-192", "reclaim", "memcg-headroom-192", fault={"mem_headroom_mb": 192}),
+    _c("recl-256-mid", "reclaim", "memcg-headroom-256", onset="mid"),
+    _c(
+        "healthy-ra4096-dirty",
+        "readahead",
+        "healthy iops-200 ra-4096 fs noise-dirty",
+        fault={"read_ahead_kb": 4096},
+        fix={"read_ahead_kb": 16384},
+        setup={"noise": ("dirty",)},
+    ),
+    _c(
+        "healthy-ra4096-rootwrites",
+        "readahead",
+        "healthy iops-200 ra-4096 fs noise-rootwrites",
+        fault={"read_ahead_kb": 4096},
+        fix={"read_ahead_kb": 16384},
+        setup={"noise": ("rootwrites",)},
+    ),
+    _c(
+        "healthy-w2-hog",
+        "starvation",
+        "healthy workers-2 preprocess-2 noise-hog-elsewhere",
+        fault={"workers": 2},
+        fix={"workers": 3},
+        setup={"noise": ("hog-elsewhere",)},
+    ),
+    _c(
+        "healthy-w2-memhog",
+        "starvation",
+        "healthy workers-2 preprocess-2 noise-memhog",
+        fault={"workers": 2},
+        fix={"workers": 3},
+        setup={"noise": ("memhog",)},
+    ),
+)
+
+
+# -- what the truth says when the fix acts on the cause ---------------------------------------------
+
+
+def _truth(cond: Condition, sc: Scenario, dev: str, moved: bool, onset_t: float) -> dict[str, Any]:
+    forbidden = [{"primitive": "trainer.batch_size"}]
+    if not moved:
+        return {
+            "root_causes": ["none"],
+            "acceptable_actions": [],
+            "forbidden_actions": forbidden,
+            "noop_correct": True,
+        }
+    job = tb.JOB
+    if sc.cause == "readahead_mismatch":
+        return {
+            "root_causes": ["readahead_mismatch"],
+            "onset_t": onset_t,
+            "evidence": [f"io.{dev}.avg_req_kb", f"io.{dev}.read_iops", f"trainer.{job}.data_wait_frac"],
+            "acceptable_actions": [
+                [{"primitive": "block.read_ahead_kb", "target": dev, "min": 1024, "max": 16384}]
+            ],
+            "forbidden_actions": forbidden,
+            "noop_correct": False,
+        }
+    if sc.cause == "dataloader_starvation":
+        return {
+            "root_causes": ["dataloader_starvation"],
+            "onset_t": onset_t,
+            "evidence": [f"trainer.{job}.data_wait_frac", f"trainer.{job}.samples_per_s"],
+            "acceptable_actions": [
+                [{"primitive": "loader.workers", "target": job, "min": sc.fault.workers + 1, "max": 4}]
+            ],
+            "forbidden_actions": forbidden,
+            "noop_correct": False,
+        }
+    if sc.cause == "cpu_contention":
+        # The fix measured (more loader workers than cores, to win a larger share of the contended
+        # CPU) is one loader.workers refuses (never more workers than CPUs online): nothing the
+        # catalogue may do helps, so doing nothing is right.
+        return {
+            "root_causes": ["cpu_contention"],
+            "onset_t": onset_t,
+            "evidence": ["sched.runq_lat_p99_us", "psi.cpu.some_avg10", f"trainer.{job}.data_wait_frac"],
+            "acceptable_actions": [],
+            "forbidden_actions": forbidden,
+            "noop_correct": True,
+        }
+    if sc.cause == "writeback_burst":
+        return {
+            "root_causes": ["writeback_burst"],
+            "onset_t": onset_t,
+            "evidence": ["mem.dirty_mib", f"io.{dev}.write_kbps", f"trainer.{job}.data_wait_frac"],
+            "acceptable_actions": [
+                [
+                    {"primitive": "vm.dirty_background_bytes", "min": 4194304, "max": 16777216},
+                    {"primitive": "vm.dirty_bytes", "min": 8388608, "max": 33554432},
+                ]
+            ],
+            "forbidden_actions": forbidden,
+            "noop_correct": False,
+        }
+    # Memory reclaim: the fix (a larger cgroup limit) is no catalogue primitive; doing nothing is right.
+    return {
+        "root_causes": [sc.cause],
+        "onset_t": onset_t,
+        "evidence": ["mem.pagecache_miss_per_s", f"io.{dev}.read_kbps", f"trainer.{job}.data_wait_frac"],
+        "acceptable_actions": [],
+        "forbidden_actions": forbidden,
+        "noop_correct": True,
+    }
+
+
+# -- recording -----------------------------------------------------------------------------------
+
+
+class _Onset:
+    """A live host whose collection switches the fault on once `at_s` of the window have passed."""
+
+    def __init__(self, live: LiveHost, at_s: float | None, fire: Callable[[], None]) -> None:
+        self.live, self.at_s, self.fire = live, at_s, fire
+        self.fs = live.fs
+        self.fired_t: float | None = None
+
+    def start(self) -> dict[str, SourceStatus]:
+        return self.live.start()
+
+    def collect(self, duration_s: float, on_sample: Callable[[Sample], None] | None = None) -> Window:
+        t0: list[float] = []
+
+        def each(s: Sample) -> None:
+            if on_sample is not None:
+                on_sample(s)
+            t0[:] = t0 or [s.t]
+            if self.at_s is not None and self.fired_t is None and s.t - t0[0] >= self.at_s:
+                self.fire()
+                self.fired_t = s.t - t0[0]
+
+        return self.live.collect(duration_s, each)
+
+    def knobs(self, devices: Sequence[str], gpus: Sequence[int]) -> dict[str, Any]:
+        return self.live.knobs(devices, gpus)
+
+    def report(self, window: Window) -> Any:
+        return self.live.report(window)
+
+    def close(self) -> None:
+        self.live.close()
+
+
+@dataclass
+class Outcome:
+    ident: str
+    fault: tb.KPI
+    fix: tb.KPI
+    moved: float
+    truth: str
+
+
+def record_one(cond: Condition, ident: str, out: Path) -> Outcome:
+    """Record one repeat of `cond` into `out/ident` and label it from the measured counterfactual."""
+    sc = cond.built()
+    log = tb._open_log(None)
+    bed = tb.Testbed(sc, log, tb._workdir(None))
+    try:
+        with tb._teardown_on_signals():
+            mid = cond.onset == "mid"
+            bed.setup(throttle=not (mid and sc.cause == "readahead_mismatch"))
+            bed.start_noise()
+            # Healthy first when the fault comes mid-window: no hogs, no writer, no memory limit yet
+            # (readahead: the device throttle comes later).
+            pre = (
+                dataclasses.replace(sc.fault, hogs=0, writer=False, mem_headroom_mb=None) if mid else sc.fault
+            )
+            bed.apply(pre)
+            bed.start_trainer(pre)
+            time.sleep(sc.settle_s)
+
+            def onset() -> None:
+                if sc.cause == "readahead_mismatch":
+                    bed.throttle()
+                else:
+                    bed.switch(sc.fault)
+
+            live = LiveHost(HostFS("/"), interval_s=cond.interval_s, bpf=True)
+            at = 0.45 * cond.duration_s if mid else None
+            watcher = _Onset(live, at, onset)
+            rec = record(watcher, cond.duration_s, cond.interval_s)
+            onset_t = watcher.fired_t if watcher.fired_t is not None else 0.0
+            fault = bed.kpi(FIX_WINDOW_S)
+            bed.stop_phase()
+            bed.apply(sc.fix)
+            bed.start_trainer(sc.fix)
+            fix = bed.kpi(FIX_WINDOW_S)
+            bed.stop_phase()
+            bed.stop_noise()
+    finally:
+        bed.stop_phase()
+        bed.stop_noise()
+        tb._undo(log)
+    moved = tb.movement(fault, fix)
+    is_cause = moved >= MOVE
+    truth = _truth(cond, sc, Path(bed.dev).name, is_cause, round(onset_t, 1))
+    dev = Path(bed.dev).name
+    tags = ["real", "matrix", sc.name, *cond.tags, f"onset-{cond.onset}", f"interval-{cond.interval_s:g}"]
+    comment = "\n".join(
+        [
+            f"Recorded by `python -m evals.matrix record --only {cond.name}` (condition {cond.name}).",
+            f"testbed {sc.name}: {sc.title}; data on /dev/{dev}"
+            + (" (raw device)" if sc.raw else " (ext4)")
+            + f", read_iops {sc.read_iops}, read_bps {sc.read_bps}, onset {cond.onset}.",
+            f"Counterfactual on the same setup ({FIX_WINDOW_S:g} s each): fault {fault.samples_per_s:.1f} "
+            f"samples/s (data wait {100 * fault.data_wait_frac:.0f} %), fix ({sc.fix_note}) "
+            f"{fix.samples_per_s:.1f} samples/s: {100 * moved:+.0f} %.",
+            f"Truth: {truth['root_causes'][0]} (the fix {'raises' if is_cause else 'does not raise'} "
+            f"samples/s by {100 * MOVE:.0f} % or more).",
+        ]
+    )
+    title = f"{sc.title} [{cond.name}]"
+    write_incident(_normalised(rec), out / ident, title=title, truth=truth, tags=tags, comment=comment)
+    return Outcome(ident, fault, fix, moved, truth["root_causes"][0])
+
+
+def _normalised(rec: Recording) -> Recording:
+    """The job's pid is of no use after the run; everything else is as recorded."""
+    jobs = [j.model_copy(update={"pid": None}) for j in rec.jobs]
+    return dataclasses.replace(rec, jobs=jobs)
+
+
+def _idents(cond: Condition, repeats: int, out: Path) -> list[str]:
+    return [
+        f"real-{cond.name}-{i}" for i in range(1, repeats + 1) if not (out / f"real-{cond.name}-{i}").exists()
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.matrix", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("list", help="the conditions")
+    rec = sub.add_parser("record", help="record the conditions (root, eBPF, PyTorch)")
+    rec.add_argument("--only", default="*", help="a glob over condition names")
+    rec.add_argument("--repeats", type=int, default=2)
+    rec.add_argument("--out", type=Path, default=Path(__file__).parent / "incidents")
+    a = ap.parse_args(argv)
+    chosen = [c for c in CONDITIONS if fnmatch.fnmatch(c.name, a.only)] if a.cmd == "record" else CONDITIONS
+    if a.cmd == "list":
+        for c in chosen:
+            print(
+                f"{c.name:28} {c.scenario:11} onset {c.onset:5} interval {c.interval_s:g}  {' '.join(c.tags)}"
+            )
+        return 0
+    tb.stop()  # a run that died left its setup: undo it first
+    for c in chosen:
+        for ident in _idents(c, a.repeats, a.out):
+            t0 = time.monotonic()
+            try:
+                o = record_one(c, ident, a.out)
+            except (tb.TestbedError, OSError) as e:
+                print(f"{ident}: failed: {e}", file=sys.stderr)
+                continue
+            print(
+                f"{ident}: fault {o.fault.samples_per_s:.1f} -> fix {o.fix.samples_per_s:.1f} samples/s "
+                f"({100 * o.moved:+.0f} %): {o.truth} ({time.monotonic() - t0:.0f} s)",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
