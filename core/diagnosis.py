@@ -49,6 +49,9 @@ class Cause(BaseModel):
     summary: str = Field(description="one sentence in plain words")
     evidence: list[Evidence] = Field(default_factory=list)
     target: str | None = Field(default=None, description="device, job or GPU the cause is about")
+    judged: bool = Field(
+        default=True, description="false when the window holds none of the figures this cause is judged by"
+    )
 
 
 class LostWorkWindow(BaseModel):

@@ -67,6 +67,37 @@ _FALLBACKS[C.HOST_OVERHEAD] = _FALLBACKS[C.COMM_WAIT]
 
 MAX_CONFIDENCE = 0.97
 
+# What each cause is judged by (metric families, any one will do). A window holding none of them
+# cannot tell the cause: it is ranked last, at no confidence, marked not judged, never guessed
+# from what the other figures happen to show.
+JUDGED_BY: dict[Category, tuple[str, ...]] = {
+    C.DATALOADER_STARVATION: ("trainer.data_wait_frac", "gpu.util_pct"),
+    C.LOADER_OVERSUBSCRIPTION: ("cpu.util_pct", "sched.runq_lat_p99_us"),
+    C.CPU_CONTENTION: ("sched.runq_lat_p99_us", "psi.cpu.some_avg10"),
+    C.NUMA_REMOTE: ("numa.remote_frac",),
+    C.STORAGE_LATENCY: ("io.lat_p99_us", "io.lat_p50_us", "io.await_ms", "psi.io.some_avg10"),
+    C.READAHEAD_MISMATCH: ("io.avg_req_kb",),
+    C.WRITEBACK_BURST: ("mem.dirty_mib", "mem.writeback_mib"),
+    C.MEMORY_RECLAIM: (
+        "mem.direct_reclaim_ms_per_s",
+        "mem.memcg_reclaim_ms_per_s",
+        "psi.mem.some_avg10",
+        "mem.refaults_per_s",
+        "mem.pgscan_direct_per_s",
+    ),
+    C.GPU_POWER_THROTTLE: ("gpu.power_w", "gpu.clock_event_reasons"),
+    C.GPU_THERMAL_THROTTLE: ("gpu.temp_c", "gpu.clock_event_reasons"),
+    C.PCIE_BOTTLENECK: ("gpu.pcie_rx_kbps", "gpu.pcie_tx_kbps"),
+    C.COMM_WAIT: ("gpu.util_pct",),
+    C.HOST_OVERHEAD: ("gpu.util_pct",),
+}
+
+
+def _judged(cat: Category, lay: Layout) -> bool:
+    if cat is C.LOADER_OVERSUBSCRIPTION and lay.total_workers is None:
+        return False  # nobody reported the loader's worker count (no trainer hook)
+    return any(lay.has_family(f) for f in JUDGED_BY.get(cat, ()))
+
 
 def _views(
     frame: Frame, lay: Layout, report: HealthReport, lost: LostWork, interval: float
@@ -220,6 +251,13 @@ def diagnose(window: Window, report: HealthReport, question: str | None = None) 
             summary=f.summary,
             evidence=f.evidence if f.score > 0 else [],
             target=f.target,
+        )
+        if _judged(cat, lay)
+        else Cause(
+            category=cat,
+            confidence=0.0,
+            summary="not judged: the window holds none of " + ", ".join(JUDGED_BY.get(cat, ("its figures",))),
+            judged=False,
         )
         for cat, f in found.items()
     ]

@@ -155,12 +155,29 @@ def cpu_contention(v: SpanView) -> Finding:
     delayed = job_delayed(v)
     if delayed is not None:
         score *= ramp(delayed, 0.1, 0.4)
+    # Someone else's work: where runnable tasks are counted, more of them than the jobs' own
+    # threads (their loader workers and main threads) compete for the cores. The recording agent
+    # and a job's helper threads (pin-memory, the hook) make about one runnable task of their own.
+    others = others_running(v)
+    if others is not None:
+        score *= ramp(others, 1.0, 2.0)
     return Finding(
         score,
         "other work takes the CPU: the run queue backs up and the trainer's loaders wait for cores",
         gather(runq, psi, sat, rise, ctx),
         weight=max(runq.weight, psi.weight),
     )
+
+
+def others_running(v: SpanView) -> float | None:
+    """Runnable tasks beyond the jobs' own threads (loader workers plus one main thread each), on
+    average over the span; None when runnable tasks or the workers are not known."""
+    if not v.frame.has("sched.procs_running") or v.lay.total_workers is None:
+        return None
+    running = v.level("sched.procs_running")
+    if running != running:
+        return None
+    return running - (v.lay.total_workers + max(len(v.lay.jobs), 1))
 
 
 def _busy_with_writeback(v: SpanView) -> float:
