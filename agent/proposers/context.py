@@ -149,7 +149,8 @@ def host_names(report: HealthReport, selector: str, target: Target) -> dict[str,
     n_jobs = float(max(1, len(jobs(report))))
     job_gpus = 1.0
     if selector in ("job", "jobs"):
-        job_gpus = float(max(1, next((len(j.gpus) for j in report.jobs if j.name == target), 1)))
+        # A job that trains on the CPU (no GPUs of its own) keeps no core free to feed a GPU.
+        job_gpus = float(next((len(j.gpus) for j in report.jobs if j.name == target), 1))
     return {
         "cores": cores,
         "gpus": n_gpus,

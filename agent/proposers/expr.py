@@ -16,7 +16,7 @@ NAMES = {
     "gpus": "GPUs of the host",
     "numa_nodes": "NUMA nodes of the host",
     "jobs": "training jobs on the host (at least 1)",
-    "job_gpus": "GPUs of the target job (1 when the target is not a job)",
+    "job_gpus": "GPUs of the target job (0 for a job training on the CPU; 1 when the target is not a job)",
     "cores_per_job": "cores / jobs",
     "cores_per_gpu": "cores / gpus (cores when there is no GPU)",
     "current": "the knob's current value",

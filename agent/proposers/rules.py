@@ -54,8 +54,26 @@ class RuleProposer:
         idle: list[str] = []  # rules that matched a cause but changed nothing, and why
         trace: list[str] = []
         groups_done: set[str] = set()
+        # A cause ranked below one the policy answers with a no-op is already explained by it:
+        # the loss has a cause no knob fixes, and a weaker secondary one is no reason to act.
+        ceiling = _explained_below(self.rules, diagnosis, report)
         for rule in self.rules:
             cause = _matching_cause(rule, diagnosis)
+            below = (
+                ceiling is not None
+                and cause is not None
+                and _rank(diagnosis, cause) > _rank(diagnosis, ceiling)
+            )
+            if rule.action is not None and below and cause is not None and ceiling is not None:
+                trace.append(
+                    f"{rule.name} ({rule.where}) on {cause.category.value} {cause.confidence:.2f}: "
+                    f"explained by {ceiling.category.value} {ceiling.confidence:.2f}, ranked above it"
+                )
+                idle.append(
+                    f"{rule.name}: {cause.category.value} is ranked below {ceiling.category.value}, "
+                    "which explains the lost work"
+                )
+                continue
             if cause is None:
                 continue
             head = f"{rule.name} ({rule.where}) on {cause.category.value} {cause.confidence:.2f}"
@@ -173,6 +191,29 @@ def _noop_reason(diagnosis: Diagnosis, noops: list[tuple[Cause, str]], idle: lis
         f"no rule of the policy acts on {top.category.value} at confidence {top.confidence:.2f}; "
         "nothing is changed"
     )
+
+
+def _rank(diagnosis: Diagnosis, cause: Cause) -> int:
+    return next(i for i, c in enumerate(diagnosis.causes) if c is cause)
+
+
+def _explained_below(rules: Sequence[Rule], diagnosis: Diagnosis, report: HealthReport) -> Cause | None:
+    """The highest-ranked believed cause (above `none`, at the confidence its rules ask for) that the
+    policy answers only with a no-op now: no rule acts on it, or a no-op of its own applies."""
+    actionable = {c for r in rules if r.action is not None for c in r.causes}
+    noop_now = {
+        c for r in rules if r.action is None and r.when and _first_failed(r, report) is None for c in r.causes
+    }
+    for cause in diagnosis.causes:
+        if cause.category is Category.NONE:
+            return None
+        mine = [r for r in rules if cause.category in r.causes]
+        believed = any(cause.confidence >= r.min_confidence for r in mine)
+        if believed and (cause.category not in actionable or cause.category in noop_now):
+            return cause
+        if believed and cause.category in actionable:
+            return None  # the top believed cause has a knob: what acts on it is not overruled
+    return None
 
 
 def _matching_cause(rule: Rule, diagnosis: Diagnosis) -> Cause | None:
