@@ -41,11 +41,15 @@ def _workers_evidence(v: SpanView, score: float, lo: float, rule: str) -> Signal
 
 
 def oversubscribed(v: SpanView) -> Signal:
-    wr = workers_per_core(v)
-    if wr is None:
+    """Loader workers beyond the cores left once each GPU's training process has one (the share the
+    policy gives the loaders): as many workers as those cores is a full host, not an oversubscribed
+    one; twice as many is."""
+    total = v.lay.total_workers
+    if total is None:
         return Signal.zero()
-    total = v.lay.total_workers or 0
-    return _workers_evidence(v, ramp(wr, 0.75, 2.0), 0.75, f"{total} loader workers for {v.lay.cpus} cores")
+    cpus = max(v.lay.cpus, 1)
+    demand = (total + v.lay.gpus_in_use) / cpus
+    return _workers_evidence(v, ramp(demand, 1.0, 2.0), 1.0, f"{total} loader workers for {cpus} cores")
 
 
 def cpu_pressure(v: SpanView) -> tuple[Signal, Signal, Signal, Signal]:
@@ -89,9 +93,13 @@ def dataloader_starvation(v: SpanView) -> Finding:
     cpu = v.level("cpu.util_pct") if v.frame.has("cpu.util_pct") else float("nan")
     idle = ramp(cpu, 92.0, 70.0) if cpu == cpu else 0.5
     # What matters is CPU the job could have: a host kept busy by others while the job's
-    # threads still run promptly (its run-queue latency stayed low) withholds none of it.
+    # threads still run promptly (its run-queue latency stayed low) withholds none of it. Unless
+    # the job's own threads (its workers and main threads) are enough to fill every core: then the
+    # busy CPU may well be the job's own, and another worker would find no idle core.
     delayed = job_delayed(v)
-    if delayed is not None:
+    total = v.lay.total_workers
+    fills = total is not None and total + max(len(v.lay.jobs), 1) >= v.lay.cpus
+    if delayed is not None and not fills:
         idle = max(idle, 1.0 - ramp(delayed, 0.1, 0.4))
     wr = workers_per_core(v)
     few = _workers_evidence(
@@ -105,8 +113,11 @@ def dataloader_starvation(v: SpanView) -> Finding:
         v.up(n, (1.2, 1.8), (0.4, 0.7), f"main thread of {j} off-CPU", prior=0.3)
         for j, n in v.job_names("sched.<job>.offcpu_frac")
     )
-    # Starvation leaves CPU idle; a saturated CPU points at contention or oversubscription.
-    score = data * (0.4 + 0.35 * few_score + 0.25 * off.score) * (0.3 + 0.7 * idle)
+    # Starvation leaves CPU idle; a saturated CPU points at contention or oversubscription, or,
+    # when the job's own threads fill the cores, at a job bound by its CPU: more workers would
+    # find no core to run on.
+    floor = 0.1 if fills else 0.3
+    score = data * (0.4 + 0.35 * few_score + 0.25 * off.score) * (floor + (1.0 - floor) * idle)
     return Finding(
         score,
         "the trainer waits for batches while the CPU has idle share: "

@@ -67,14 +67,19 @@ def _pile_grew(v: SpanView, name: str) -> float:
     return ramp(rise, 0.15 * peak, 0.4 * peak) if peak > 0 else 1.0
 
 
-def class_latency(dev: str) -> tuple[tuple[float, float], tuple[float, float]]:
+def class_latency(dev: str, req_kb: float = 0.0) -> tuple[tuple[float, float], tuple[float, float]]:
     """(p99, p50) latency floors in µs past which a device of this class is slow under load, from
-    its kernel name. NVMe and persistent memory answer a read in well under a millisecond at p99;
-    SATA/SAS SSDs, virtio and cloud volumes, and what stacks on them (loop, dm, md, nbd, rbd) take
-    a few milliseconds at p99 as a matter of course, and spinning disks up to tens."""
+    its kernel name and the size of its requests. NVMe and persistent memory answer a small read in
+    well under a millisecond at p99; SATA/SAS SSDs, virtio and cloud volumes, and what stacks on
+    them (loop, dm, md, nbd, rbd) take a few milliseconds at p99 as a matter of course, and spinning
+    disks up to tens. A large request also takes its transfer time: at about 2 GB/s (NVMe) or
+    500 MB/s (the rest: a SATA SSD's interface, a common cloud volume's cap), a 4 MiB request
+    takes 2 or 8 ms on a healthy device."""
     if dev.startswith(("nvme", "pmem")):
-        return (1000.0, 4000.0), (300.0, 1000.0)
-    return (5000.0, 20000.0), (1500.0, 5000.0)
+        transfer = req_kb / 2.0  # µs per request at ~2 KB/µs
+        return (1000.0 + transfer, 4000.0 + transfer), (300.0 + transfer, 1000.0 + transfer)
+    transfer = req_kb / 0.5  # ~0.5 KB/µs
+    return (5000.0 + transfer, 20000.0 + transfer), (1500.0 + transfer, 5000.0 + transfer)
 
 
 def small_window(ra: float) -> float:
@@ -169,7 +174,9 @@ def storage_latency(v: SpanView) -> Finding:
     for dev, p99name in devs:
         # Against its healthy past a device is slow when its latency rose; with no healthy past,
         # only against what a device of its class does under load.
-        p99_floor, p50_floor = class_latency(dev) if v.chronic else ((400.0, 1500.0), (150.0, 600.0))
+        req = v.level(f"io.{dev}.avg_req_kb") if v.frame.has(f"io.{dev}.avg_req_kb") else 0.0
+        req = req if req == req else 0.0
+        p99_floor, p50_floor = class_latency(dev, req) if v.chronic else ((400.0, 1500.0), (150.0, 600.0))
         p99 = v.up(p99name, (2.5, 8.0), p99_floor, f"p99 read latency on {dev}")
         p50 = v.up(f"io.{dev}.lat_p50_us", (2.0, 6.0), p50_floor, f"p50 latency on {dev}")
         lat = max(p99.score, p50.score)
@@ -197,6 +204,23 @@ def storage_latency(v: SpanView) -> Finding:
     return found
 
 
+def io_explains_wait(v: SpanView) -> float:
+    """0..1: tasks stalled on I/O for a fair part of the time the trainer waited for data. A loader
+    that reads its data stalls on I/O for much of the time the trainer waits on it (the testbed's
+    I/O-bound faults: PSI some 75 % against 90 % data wait); I/O pressure a thirtieth of the data
+    wait or less (4 % against 78 %, a job whose loaders are short of CPU) means the batches are late
+    for another reason. Full weight from an eighth, which leaves room for hosts with many loaders
+    whose stalls overlap. 1 when either is not measured."""
+    if not v.frame.has("psi.io.some_avg10"):
+        return 1.0
+    waits = [v.level(n) for _, n in v.job_names("trainer.<job>.data_wait_frac")]
+    waits = [w for w in waits if w == w]
+    psi = v.level("psi.io.some_avg10")
+    if not waits or psi != psi or max(waits) < 0.1:
+        return 1.0
+    return ramp(psi / 100.0 / max(waits), 0.03, 0.12)
+
+
 def readahead_mismatch(v: SpanView) -> Finding:
     found = Finding.none_found("request sizes and read volume look normal for the readahead setting")
     data = v.data_side()
@@ -222,6 +246,7 @@ def readahead_mismatch(v: SpanView) -> Finding:
         # CPU-bound loaders cannot make fast enough waits on the CPU, whatever its request sizes.
         io_measured = v.frame.has("psi.io.some_avg10") or v.frame.has(f"io.{dev}.lat_p99_us")
         small_score *= 0.4 + 0.6 * (stress.score if io_measured else 0.5)
+        small_score *= io_explains_wait(v)
         waste, big = large_readahead(v, dev)
         miss = v.up("mem.pagecache_miss_per_s", (1.5, 4.0), None, "page cache misses")
         lead = max(waste.score, big.score)
