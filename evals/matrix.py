@@ -51,8 +51,6 @@ class Condition:
     setup: dict[str, Any] = field(default_factory=dict)  # Scenario fields (limits, layout, noise)
     onset: Onset = "start"
     interval_s: float = 1.0
-    # The truth if the fix moves the KPI; a healthy condition names what its fix would act on.
-    cause: str | None = None
 
     def built(self) -> Scenario:
         base = SCENARIOS[self.scenario]
@@ -66,6 +64,58 @@ class Condition:
     @property
     def duration_s(self) -> float:
         return 40.0 if self.interval_s <= 1.0 else 30 * self.interval_s
+
+
+_NOISE = {
+    "dirty": "dirty pages from staging the data set still flushing",
+    "rootwrites": "unrelated writes to the root disk",
+    "hog-elsewhere": "a CPU hog in another group",
+    "memhog": "a memory hog elsewhere",
+}
+
+
+def title_of(cond: Condition) -> str:
+    """What the recording's setup is, in words: the scenario's title spelt for the condition."""
+    sc = cond.built()
+    f = sc.fault
+    plural = "s" if f.workers != 1 else ""
+    workers = f"{f.workers} loader worker{plural}" if f.workers else "no loader workers"
+    if sc.name == "readahead":
+        limit = (
+            f"capped at {sc.read_iops} read IOPS"
+            if sc.read_iops
+            else f"capped at {sc.read_bps // (1 << 20)} MiB/s"
+            if sc.read_bps
+            else "with no cap"
+        )
+        where = "a raw device" if sc.raw else "a file system on a device"
+        text = f"Shards streamed from {where} {limit}, read_ahead_kb {f.read_ahead_kb}, {workers}"
+        if sc.preprocess:
+            text += f", preprocessing x{sc.preprocess}"
+    elif sc.name == "starvation":
+        text = f"{workers.capitalize()} for CPU-heavy preprocessing (x{sc.preprocess}) on a 2-core host"
+    elif sc.name == "contention":
+        text = f"{f.hogs} CPU hogs beside the job take the cores its {workers} need"
+    elif sc.name == "reclaim":
+        text = (
+            f"The job under a memory cgroup {f.mem_headroom_mb} MiB above its own use: too small for "
+            "its data set's page cache"
+        )
+    else:
+        text = sc.title
+    noise = [_NOISE.get(n, n) for n in sc.noise]
+    return text + (f"; beside it {' and '.join(noise)}" if noise else "") + f" [{cond.name}]"
+
+
+def fix_note_of(cond: Condition) -> str:
+    """What the condition's fix changes, in words (the scenario's note, where the condition keeps it)."""
+    sc, base = cond.built(), SCENARIOS[cond.scenario]
+    f, x = sc.fault, sc.fix
+    if sc.name == "readahead" and x.read_ahead_kb != base.fix.read_ahead_kb:
+        return f"read_ahead_kb {x.read_ahead_kb} on the data device, loader workers restarted"
+    if sc.name == "starvation" and (f.workers, x.workers) != (base.fault.workers, base.fix.workers):
+        return f"{x.workers} loader workers instead of {f.workers}"
+    return sc.fix_note
 
 
 def _c(name: str, scenario: str, tags: str, **kw: Any) -> Condition:
@@ -139,8 +189,20 @@ CONDITIONS: tuple[Condition, ...] = (
         "workers-0 preprocess-2 noise-hog-elsewhere",
         setup={"noise": ("hog-elsewhere",)},
     ),
-    _c("cont-h2", "contention", "hogs-2 workers-2 preprocess-2", fault={"hogs": 2}, fix={"hogs": 2}),
-    _c("cont-h4", "contention", "hogs-4 workers-2 preprocess-2", fault={"hogs": 4}, fix={"hogs": 4}),
+    _c(
+        "cont-h2",
+        "contention",
+        "hogs-2 workers-2 preprocess-2",
+        fault={"hogs": 2},
+        fix={"hogs": 2},
+    ),
+    _c(
+        "cont-h4",
+        "contention",
+        "hogs-4 workers-2 preprocess-2",
+        fault={"hogs": 4},
+        fix={"hogs": 4},
+    ),
     _c("cont-h6", "contention", "hogs-6 workers-2 preprocess-2"),
     _c(
         "cont-h4-mid",
@@ -202,8 +264,27 @@ CONDITIONS: tuple[Condition, ...] = (
 # -- what the truth says when the fix acts on the cause ---------------------------------------------
 
 
-def _truth(cond: Condition, sc: Scenario, dev: str, moved: bool, onset_t: float) -> dict[str, Any]:
+SATURATED_WAIT = 0.5  # a job waiting for data this much of the time is short of it, not healthy
+
+
+def _truth(
+    cond: Condition, sc: Scenario, dev: str, moved: bool, onset_t: float, fault_wait: float = 0.0
+) -> dict[str, Any]:
     forbidden = [{"primitive": "trainer.batch_size"}]
+    job = tb.JOB
+    capped = sc.read_iops is not None or sc.read_bps is not None
+    if not moved and capped and fault_wait >= SATURATED_WAIT:
+        # The fix did not help, yet the job waits for data most of the time, reading from a device
+        # held at a cap: the device is saturated (the spec's storage_latency, "slow or saturated").
+        # No catalogue primitive raises a device's cap, and deeper prefetching adds no throughput.
+        return {
+            "root_causes": ["storage_latency"],
+            "onset_t": onset_t,
+            "evidence": [f"io.{dev}.lat_p99_us", "psi.io.some_avg10", f"trainer.{job}.data_wait_frac"],
+            "acceptable_actions": [],
+            "forbidden_actions": forbidden,
+            "noop_correct": True,
+        }
     if not moved:
         return {
             "root_causes": ["none"],
@@ -211,7 +292,6 @@ def _truth(cond: Condition, sc: Scenario, dev: str, moved: bool, onset_t: float)
             "forbidden_actions": forbidden,
             "noop_correct": True,
         }
-    job = tb.JOB
     if sc.cause == "readahead_mismatch":
         return {
             "root_causes": ["readahead_mismatch"],
@@ -360,25 +440,32 @@ def record_one(cond: Condition, ident: str, out: Path) -> Outcome:
         tb._undo(log)
     moved = tb.movement(fault, fix)
     is_cause = moved >= MOVE
-    truth = _truth(cond, sc, Path(bed.dev).name, is_cause, round(onset_t, 1))
+    truth = _truth(cond, sc, Path(bed.dev).name, is_cause, round(onset_t, 1), fault.data_wait_frac)
     dev = Path(bed.dev).name
     tags = ["real", "matrix", sc.name, *cond.tags, f"onset-{cond.onset}", f"interval-{cond.interval_s:g}"]
+    title = title_of(cond)
     comment = "\n".join(
         [
             f"Recorded by `python -m evals.matrix record --only {cond.name}` (condition {cond.name}).",
-            f"testbed {sc.name}: {sc.title}; data on /dev/{dev}"
+            f"testbed {sc.name}: {title}; data on /dev/{dev}"
             + (" (raw device)" if sc.raw else " (ext4)")
             + f", read_iops {sc.read_iops}, read_bps {sc.read_bps}, onset {cond.onset}.",
             f"Counterfactual on the same setup ({FIX_WINDOW_S:g} s each): fault {fault.samples_per_s:.1f} "
-            f"samples/s (data wait {100 * fault.data_wait_frac:.0f} %), fix ({sc.fix_note}) "
+            f"samples/s (data wait {100 * fault.data_wait_frac:.0f} %), fix ({fix_note_of(cond)}) "
             f"{fix.samples_per_s:.1f} samples/s: {100 * moved:+.0f} %.",
-            f"Truth: {truth['root_causes'][0]} (the fix {'raises' if is_cause else 'does not raise'} "
-            f"samples/s by {100 * MOVE:.0f} % or more).",
+            truth_line(truth["root_causes"][0], is_cause),
         ]
     )
-    title = f"{sc.title} [{cond.name}]"
     write_incident(_normalised(rec), out / ident, title=title, truth=truth, tags=tags, comment=comment)
     return Outcome(ident, fault, fix, moved, truth["root_causes"][0])
+
+
+def truth_line(cause: str, moved: bool) -> str:
+    why = f"the fix {'raises' if moved else 'does not raise'} samples/s by {100 * MOVE:.0f} % or more"
+    if cause == "storage_latency" and not moved:
+        share = f"{100 * SATURATED_WAIT:.0f} %"
+        why += f", and the job waits for data {share} of the time or more on a capped device"
+    return f"Truth: {cause} ({why})."
 
 
 def _normalised(rec: Recording) -> Recording:
