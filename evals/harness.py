@@ -27,6 +27,8 @@ from core.incident import Incident, IncidentError, load_incident
 from core.proposal import Action, Proposal
 from core.vocabulary import is_known
 from evals.scoring import IncidentScore, Summary, score_incident, summarise
+from evals.sources import View, seen
+from evals.split import split_of
 
 INCIDENT_FILE = "incident.yaml"
 
@@ -52,6 +54,7 @@ class Replay(BaseModel):
     schema_valid: bool
     tokens: int = 0
     noop_reason: str | None = None
+    not_judged: list[str] = []  # causes the window held no figures for (a source missing)
 
 
 class Result(BaseModel):
@@ -60,6 +63,7 @@ class Result(BaseModel):
     replay: Replay
     truth: list[str]  # the labelled root causes, kept for showing beside the answer
     score: IncidentScore
+    tags: list[str] = []  # the incident's tags: for scores per condition, never seen by the pipeline
 
 
 class Baseline(BaseModel):
@@ -81,12 +85,44 @@ class EvalRun(BaseModel):
     baseline: Baseline
     errors: list[str]  # incidents that could not be read: one line each, left out of the scores
     failures: list[str] = []  # incidents the pipeline crashed on: scored as wrong throughout
+    view: View = "all"  # the sources the incidents were seen through (evals.sources)
+
+    def confusion(self) -> dict[str, dict[str, int]]:
+        """Truth (first root cause) x the pipeline's top cause: how many incidents of each pair."""
+        out: dict[str, dict[str, int]] = {}
+        for r in self.results:
+            top = r.replay.causes[0] if r.replay.causes else "-"
+            row = out.setdefault(r.truth[0], {})
+            row[top] = row.get(top, 0) + 1
+        return {t: dict(sorted(row.items())) for t, row in sorted(out.items())}
+
+    def by_tag(self) -> dict[str, Summary]:
+        """The summary over the incidents that carry each tag (a condition, a scenario, `real`)."""
+        tags = sorted({t for r in self.results for t in r.tags})
+        return {t: summarise([r.score for r in self.results if t in r.tags], 0) for t in tags}
+
+    def by_split(self) -> dict[str, Summary]:
+        """The summary over the incidents whose conditions tuned the engine, and over held-out ones."""
+        parts: dict[str, list[IncidentScore]] = {"fit": [], "held-out": []}
+        for r in self.results:
+            parts[split_of(r.replay.id)].append(r.score)
+        return {name: summarise(scores, 0) for name, scores in parts.items() if scores}
+
+    def judged(self) -> Summary:
+        """The summary over the incidents whose true cause the window held figures for: what a
+        view without a source can be asked to name (the rest is ranked, marked not judged)."""
+        return summarise([r.score for r in self.results if r.truth[0] not in r.replay.not_judged], 0)
 
     def to_json(self) -> dict[str, Any]:
         """The `idletune eval --json` document."""
         return {
             "proposer": self.proposer,
+            "view": self.view,
             "summary": self.summary.model_dump(mode="json"),
+            "judged": self.judged().model_dump(mode="json"),
+            "by_split": {k: s.model_dump(mode="json") for k, s in self.by_split().items()},
+            "confusion": self.confusion(),
+            "by_tag": {k: s.model_dump(mode="json") for k, s in self.by_tag().items()},
             "baseline": {
                 "cause": self.baseline.cause,
                 "summary": self.baseline.summary.model_dump(mode="json"),
@@ -192,6 +228,7 @@ def replay(incident: Incident, proposer: Proposer) -> Replay:
         schema_valid=schema_valid(proposal),
         tokens=proposer.last_tokens if isinstance(proposer, CountsTokens) else 0,
         noop_reason=proposal.noop_reason,
+        not_judged=[c.category.value for c in diagnosis.causes if not c.judged],
     )
 
 
@@ -240,13 +277,16 @@ def evaluate(
     make_proposer: Callable[[], Proposer],
     *,
     on_error: Callable[[str], None] | None = None,
+    view: View = "all",
 ) -> EvalRun:
     """Load, replay and score every incident under `paths`, beside the constant baseline.
 
     `make_proposer` is called once per incident so that state a proposer keeps between calls
     (the rule proposer's hysteresis) never carries from one recorded host to the next; a
-    proposer without such state may be returned again each time."""
-    incidents, errors = load_all(paths)
+    proposer without such state may be returned again each time. `view` replays each incident
+    as a host without one source would have recorded it (evals.sources); truths are unchanged."""
+    loaded, errors = load_all(paths)
+    incidents = [seen(inc, view) for inc in loaded]
     if on_error is not None:
         for e in errors:
             on_error(e)
@@ -263,9 +303,13 @@ def evaluate(
             failures.append(line)
             if on_error is not None:
                 on_error(line)
-            results.append(_failed(inc, line, (time.perf_counter() - t0) * 1000.0))
+            results.append(
+                _failed(inc, line, (time.perf_counter() - t0) * 1000.0).model_copy(
+                    update={"tags": list(inc.tags)}
+                )
+            )
             continue
-        results.append(Result(replay=r, truth=truth, score=score(inc, r)))
+        results.append(Result(replay=r, truth=truth, score=score(inc, r), tags=list(inc.tags)))
     return EvalRun(
         proposer=first.name,
         summary=summarise([r.score for r in results], len(errors)),
@@ -273,6 +317,7 @@ def evaluate(
         baseline=baseline(incidents, len(errors)),
         errors=errors,
         failures=failures,
+        view=view,
     )
 
 

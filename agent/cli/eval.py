@@ -28,6 +28,15 @@ class ProposerKind(StrEnum):
     LLM = "llm"
 
 
+class SourceView(StrEnum):
+    """The views of evals.sources, spelt for the command line."""
+
+    ALL = "all"
+    NO_HOOK = "no-hook"
+    NO_BPF = "no-bpf"
+    NO_GPU = "no-gpu"
+
+
 def proposer_factory(kind: ProposerKind) -> Callable[[], Proposer]:
     """A maker of fresh proposers of `kind`; a user error (exit 2) when it cannot be had."""
     if kind == ProposerKind.LLM:
@@ -80,12 +89,24 @@ def render(run: EvalRun, console: Console) -> None:
         say(f"invalid, not scored: {line}")
     for line in run.failures:
         say(f"failed, scored as wrong: {line}")
-    summary = Table(title="summary")
+    summary = Table(title="summary" if run.view == "all" else f"summary, seen without {run.view[3:]}")
     for col in headers(run):
         summary.add_column(col)
     for row in rows(run):
         summary.add_row(*(Text(printable(cell)) for cell in row))
     console.print(summary)
+    splits = run.by_split()
+    if "held-out" in splits:
+        for name, s in splits.items():
+            say(
+                f"{name}: {s.incidents} incidents, AC@1 {s.ac1:.2f}, AC@3 {s.ac3:.2f}, "
+                f"actions {s.action_match_rate:.2f}, restraint {_rate(s.restraint)}, "
+                f"forbidden {s.forbidden_actions}, evidence recall {_rate(s.evidence_recall)}"
+            )
+
+
+def _rate(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.2f}"
 
 
 def eval_command(
@@ -96,9 +117,15 @@ def eval_command(
     proposer: Annotated[
         ProposerKind, typer.Option("--proposer", help="who proposes the actions", case_sensitive=False)
     ] = ProposerKind.RULES,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="one JSON object: summary and incidents")
-    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object: summary and incidents")] = False,
+    view: Annotated[
+        SourceView,
+        typer.Option(
+            "--sources",
+            help="score as a host without a source would see it: no-hook, no-bpf (procfs only), no-gpu",
+            case_sensitive=False,
+        ),
+    ] = SourceView.ALL,
 ) -> None:
     """Score the agent on recorded incidents: root cause, actions, restraint, evidence, latency."""
     missing = [str(d) for d in dirs if not d.is_dir()]
@@ -118,7 +145,7 @@ def eval_command(
 
     # Each bad incident is one line and the run goes on with the rest: on stderr beside the
     # JSON document (which lists them too); the text report lists them in its body.
-    run = evaluate(dirs, make, on_error=tell if as_json else None)
+    run = evaluate(dirs, make, on_error=tell if as_json else None, view=view.value)
     if not run.results:
         if not as_json:  # no report follows to list them: say them here
             for line in run.errors:
