@@ -258,6 +258,57 @@ CONDITIONS: tuple[Condition, ...] = (
         fix={"workers": 3},
         setup={"noise": ("memhog",)},
     ),
+    # The second held-out round (evals/split.py): settings none of the above has.
+    _c(
+        "ra96-iops150-w3-mid",
+        "readahead",
+        "iops-150 ra-96 fs workers-3",
+        fault={"read_ahead_kb": 96, "workers": 3},
+        fix={"workers": 3},
+        setup={"read_iops": 150},
+        onset="mid",
+    ),
+    _c(
+        "ra128-bps24",
+        "readahead",
+        "bps-24m ra-128 fs workers-2",
+        setup={"read_iops": None, "read_bps": 24 * 1024 * 1024},
+    ),
+    _c(
+        "ra256-iops60-raw-i2",
+        "readahead",
+        "iops-60 ra-256 raw workers-2",
+        fault={"read_ahead_kb": 256},
+        setup={"raw": True, "read_iops": 60},
+        interval_s=2.0,
+    ),
+    _c("starve-w0-p3-i2", "starvation", "workers-0 preprocess-3", setup={"preprocess": 3}, interval_s=2.0),
+    _c(
+        "cont-h3-mid",
+        "contention",
+        "hogs-3 workers-2 preprocess-2",
+        fault={"hogs": 3},
+        fix={"hogs": 3},
+        onset="mid",
+    ),
+    _c("wb-ckpt-mid-i2", "writeback", "writer fs", onset="mid", interval_s=2.0),
+    _c("recl-224-mid", "reclaim", "memcg-headroom-224", fault={"mem_headroom_mb": 224}, onset="mid"),
+    _c(
+        "healthy-ra1024-uncapped-rootwrites",
+        "readahead",
+        "healthy uncapped ra-1024 fs workers-2 noise-rootwrites",
+        fault={"read_ahead_kb": 1024},
+        fix={"read_ahead_kb": 4096},
+        setup={"read_iops": None, "noise": ("rootwrites",)},
+    ),
+    _c(
+        "healthy-w2-p1-dirty",
+        "starvation",
+        "healthy workers-2 preprocess-1 noise-dirty",
+        fault={"workers": 2},
+        fix={"workers": 3},
+        setup={"preprocess": 1, "noise": ("dirty",)},
+    ),
 )
 
 
