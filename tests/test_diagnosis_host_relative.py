@@ -216,3 +216,130 @@ def test_a_job_training_on_the_cpu_gets_loader_workers_up_to_its_cores() -> None
     assert d.top.category is Category.DATALOADER_STARVATION
     [a] = RuleProposer(load_policies([])).propose(report, d).actions
     assert (a.primitive, a.value) == ("loader.workers", 2)  # both cores: no GPU to keep one free for
+
+
+def _report_and_diagnosis(metrics: Callable[[int, Jitter], dict[str, float]], knobs: dict, jobs: list, host: HostInfo):  # type: ignore[no-untyped-def, type-arg]
+    from agent.diagnosis.engine import diagnose
+
+    samples = [Sample(t=float(t), m=metrics(t, lambda x: x)) for t in range(40)]
+    w = Window(samples=samples)
+    report = build_report(w, host, knobs=dict(knobs), jobs=jobs)
+    return report, diagnose(w, report)
+
+
+def test_a_job_whose_own_loaders_fill_the_cores_is_not_starved_or_oversubscribed() -> None:
+    """Two workers and the trainer on two cores, the CPU saturated by them: compute-bound, `none`."""
+
+    def own(t: int, j: Jitter) -> dict[str, float]:
+        return {
+            "trainer.job.data_wait_frac": j(0.66),
+            "trainer.job.samples_per_s": j(1700.0),
+            "cpu.util_pct": min(100.0, j(99.5)),
+            "psi.cpu.some_avg10": j(66.0),
+            "sched.runq_lat_p99_us": j(7500.0),
+            "sched.job.runq_lat_p99_us": j(150.0),  # the job's threads run promptly: they own the cores
+            "sched.procs_running": j(3.0),
+            "psi.io.some_avg10": j(0.5),
+        }
+
+    d = _cpu(own)
+    assert d.top.category is Category.NONE, d.causes[:3]
+    # The same job with one worker and half the CPU idle is starved.
+
+    def half_idle(t: int, j: Jitter) -> dict[str, float]:
+        return {**own(t, j), "cpu.util_pct": j(52.0), "psi.cpu.some_avg10": j(2.0), "sched.procs_running": j(2.0)}
+
+    starved = _cpu(half_idle, knobs={"block.read_ahead_kb@loop0": 4096, "loader.workers@job": 1})
+    assert starved.top.category is Category.DATALOADER_STARVATION, starved.causes[:3]
+
+
+def test_small_requests_are_no_cause_when_io_does_not_explain_the_wait() -> None:
+    """128 KB requests with read_ahead_kb 128, but tasks stall on I/O 4 % of the time while the
+    trainer waits 78 %: the loaders are short of CPU, not of reads."""
+
+    def cpu_bound(t: int, j: Jitter) -> dict[str, float]:
+        m = _throttled_reader(t, j, 128.0)
+        m.update({"trainer.job.data_wait_frac": j(0.78), "psi.io.some_avg10": j(3.6), "cpu.util_pct": j(99.0)})
+        m["io.loop0.lat_p99_us"] = m["io.vda.lat_p99_us"] = j(900.0)
+        return m
+
+    d = _cpu(cpu_bound)
+    ra = next(c for c in d.causes if c.category is Category.READAHEAD_MISMATCH)
+    assert ra.confidence < 0.1 and d.top.category is not Category.READAHEAD_MISMATCH, d.causes[:3]
+
+
+def test_reads_slowed_by_a_write_flood_point_at_the_flood() -> None:
+    """Healthy reads with read_ahead_kb 128, then a checkpoint floods the same device mid-window."""
+
+    def flood(t: int, j: Jitter) -> dict[str, float]:
+        m = _throttled_reader(t, j, 135.0)
+        healthy = t < 18
+        m["trainer.job.data_wait_frac"] = j(0.02) if healthy else j(0.5)
+        m["psi.io.some_avg10"] = j(1.0) if healthy else j(14.0)
+        m["mem.dirty_mib"] = j(3.0) if healthy else j(1100.0)
+        m["mem.writeback_mib"] = j(0.5) if healthy else j(200.0)
+        m["io.loop0.write_kbps"] = 0.0 if healthy else j(1.5e6)
+        m["io.loop0.avg_req_kb"] = j(135.0) if healthy else j(224.0)
+        return m
+
+    d = _cpu(flood)
+    assert d.top.category is Category.WRITEBACK_BURST, d.causes[:3]
+
+
+def test_larger_requests_take_longer_on_a_healthy_device() -> None:
+    from agent.diagnosis.rules_io import class_latency
+
+    (p99_small, _), _ = class_latency("vda", 128.0)
+    (p99_large, _), _ = class_latency("vda", 4096.0)
+    assert p99_large - p99_small == (4096.0 - 128.0) / 0.5
+    (nvme, _), _ = class_latency("nvme0n1", 4096.0)
+    assert nvme < p99_large
+
+
+def test_cgroup_reclaim_seen_from_procfs_alone_gets_the_no_op() -> None:
+    """Evicted pages read back at 12,000/s while the host's kswapd and direct reclaim scan nothing."""
+
+    def thrash(t: int, j: Jitter) -> dict[str, float]:
+        return {
+            "trainer.job.data_wait_frac": j(0.9),
+            "trainer.job.samples_per_s": j(770.0),
+            "io.loop0.read_kbps": j(49000.0),
+            "io.loop0.read_iops": j(380.0),
+            "io.loop0.avg_req_kb": j(128.0),
+            "mem.refaults_per_s": j(12200.0),
+            "mem.pgscan_kswapd_per_s": 0.0,
+            "mem.pgscan_direct_per_s": 0.0,
+            "mem.available_mib": j(23000.0),
+            "psi.io.some_avg10": j(70.0),
+            "cpu.util_pct": j(40.0),
+        }
+
+    report, d = _report_and_diagnosis(thrash, KNOBS, list(JOB), CPU_HOST)
+    assert d.top.category is Category.MEMORY_RECLAIM, d.causes[:3]
+    p = RuleProposer(load_policies([])).propose(report, d)
+    assert p.actions == [] and p.noop_reason and "cgroup" in p.noop_reason
+
+
+def test_no_deeper_prefetch_for_a_trainer_that_waits_most_of_the_time() -> None:
+    """Buffers ride out slow stretches; a device that cannot keep up on average gets no knob."""
+
+    def slow(t: int, j: Jitter, wait: float) -> dict[str, float]:
+        return {
+            "trainer.job.data_wait_frac": j(0.02) if t < 15 else j(wait),
+            "trainer.job.samples_per_s": j(1000.0) if t < 15 else j(1000.0 * (1 - wait)),
+            "io.vdb.avg_req_kb": j(1024.0),
+            "io.vdb.read_iops": j(150.0),
+            "io.vdb.read_kbps": j(150.0 * 1024),
+            "io.vdb.lat_p99_us": j(1500.0) if t < 15 else j(40000.0),
+            "io.vdb.lat_p50_us": j(600.0) if t < 15 else j(15000.0),
+            "psi.io.some_avg10": j(1.0) if t < 15 else j(60.0),
+            "cpu.util_pct": j(20.0),
+        }
+
+    host = HostInfo(cpus=8, gpus=0, block_devices=["vdb"])
+    knobs = {"block.read_ahead_kb@vdb": 4096, "loader.workers@job": 2, "loader.prefetch_factor@job": 2}
+    for wait, acts in ((0.35, True), (0.8, False)):
+        report, d = _report_and_diagnosis(lambda t, j, w=wait: slow(t, j, w), knobs, list(JOB), host)
+        assert d.top.category is Category.STORAGE_LATENCY, (wait, d.causes[:3])
+        p = RuleProposer(load_policies([])).propose(report, d)
+        assert bool(p.actions) is acts, (wait, p)

@@ -224,6 +224,7 @@ def io_explains_wait(v: SpanView) -> float:
 def readahead_mismatch(v: SpanView) -> Finding:
     found = Finding.none_found("request sizes and read volume look normal for the readahead setting")
     data = v.data_side()
+    surge = max(s.score for s in writeback_surge(v))
     for dev, req_name in v.dev_names("io.<dev>.avg_req_kb"):
         ra = v.knob(f"block.read_ahead_kb@{dev}")
         small = small_requests(v, dev)
@@ -247,6 +248,9 @@ def readahead_mismatch(v: SpanView) -> Finding:
         io_measured = v.frame.has("psi.io.some_avg10") or v.frame.has(f"io.{dev}.lat_p99_us")
         small_score *= 0.4 + 0.6 * (stress.score if io_measured else 0.5)
         small_score *= io_explains_wait(v)
+        # Reads slowed by a flood of writes on their device are the flood's doing: the requests
+        # were as small before it, and the job did not wait then.
+        small_score *= 1.0 - 0.7 * surge
         waste, big = large_readahead(v, dev)
         miss = v.up("mem.pagecache_miss_per_s", (1.5, 4.0), None, "page cache misses")
         lead = max(waste.score, big.score)
@@ -368,9 +372,20 @@ def thrashing(v: SpanView) -> Signal:
 
 def _thrashing(v: SpanView) -> Signal:
     rf, ins = "mem.refaults_per_s", "mem.pagecache_miss_per_s"
-    if not (v.frame.has(rf) and v.frame.has(ins)):
+    if not v.frame.has(rf):
         return Signal.zero()
-    refaults, inserted = v.level(rf), v.level(ins)
+    refaults = v.level(rf)
+    if v.frame.has(ins):
+        inserted = v.level(ins)
+    else:
+        # Without the eBPF count of insertions, the pages read from the busiest device stand in
+        # for them (diskstats, 4 KiB pages): a lower bound, as reads that bypass the cache count
+        # too, and the busiest device only, as a loop device and its backing disk both count a read.
+        reads = [v.level(n) for _, n in v.dev_names("io.<dev>.read_kbps")]
+        reads = [r for r in reads if r == r]
+        if not reads:
+            return Signal.zero()
+        inserted = max(reads) / 4.0
     if not (refaults == refaults and inserted == inserted) or inserted <= 0.0:
         return Signal.zero()
     share = min(refaults / inserted, 1.0)
