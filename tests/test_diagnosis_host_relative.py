@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from agent.proposers.rules import RuleProposer, load_policies
 from core.diagnosis import Category, Diagnosis
-from core.report import HostInfo, JobInfo, build_report
+from core.report import HealthReport, HostInfo, JobInfo, build_report
 from core.sample import Sample
 from core.window import Window
 from tests.diag_helpers import Jitter, diagnose_jittered, rank_of
@@ -218,7 +218,12 @@ def test_a_job_training_on_the_cpu_gets_loader_workers_up_to_its_cores() -> None
     assert (a.primitive, a.value) == ("loader.workers", 2)  # both cores: no GPU to keep one free for
 
 
-def _report_and_diagnosis(metrics: Callable[[int, Jitter], dict[str, float]], knobs: dict, jobs: list, host: HostInfo):  # type: ignore[no-untyped-def, type-arg]
+def _report_and_diagnosis(
+    metrics: Callable[[int, Jitter], dict[str, float]],
+    knobs: dict[str, int | float | str],
+    jobs: list[JobInfo],
+    host: HostInfo,
+) -> tuple[HealthReport, Diagnosis]:
     from agent.diagnosis.engine import diagnose
 
     samples = [Sample(t=float(t), m=metrics(t, lambda x: x)) for t in range(40)]
@@ -247,7 +252,12 @@ def test_a_job_whose_own_loaders_fill_the_cores_is_not_starved_or_oversubscribed
     # The same job with one worker and half the CPU idle is starved.
 
     def half_idle(t: int, j: Jitter) -> dict[str, float]:
-        return {**own(t, j), "cpu.util_pct": j(52.0), "psi.cpu.some_avg10": j(2.0), "sched.procs_running": j(2.0)}
+        return {
+            **own(t, j),
+            "cpu.util_pct": j(52.0),
+            "psi.cpu.some_avg10": j(2.0),
+            "sched.procs_running": j(2.0),
+        }
 
     starved = _cpu(half_idle, knobs={"block.read_ahead_kb@loop0": 4096, "loader.workers@job": 1})
     assert starved.top.category is Category.DATALOADER_STARVATION, starved.causes[:3]
@@ -259,7 +269,9 @@ def test_small_requests_are_no_cause_when_io_does_not_explain_the_wait() -> None
 
     def cpu_bound(t: int, j: Jitter) -> dict[str, float]:
         m = _throttled_reader(t, j, 128.0)
-        m.update({"trainer.job.data_wait_frac": j(0.78), "psi.io.some_avg10": j(3.6), "cpu.util_pct": j(99.0)})
+        m.update(
+            {"trainer.job.data_wait_frac": j(0.78), "psi.io.some_avg10": j(3.6), "cpu.util_pct": j(99.0)}
+        )
         m["io.loop0.lat_p99_us"] = m["io.vda.lat_p99_us"] = j(900.0)
         return m
 
