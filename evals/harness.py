@@ -102,8 +102,9 @@ class EvalRun(BaseModel):
         return {t: summarise([r.score for r in self.results if t in r.tags], 0) for t in tags}
 
     def by_split(self) -> dict[str, Summary]:
-        """The summary over the incidents whose conditions tuned the engine, and over held-out ones."""
-        parts: dict[str, list[IncidentScore]] = {"fit": [], "held-out": []}
+        """The summary per split of evals.split: the conditions that tuned the engine (`fit`), those
+        scored blind once and tuned on since (`seen`), and those never tuned on (`held-out`)."""
+        parts: dict[str, list[IncidentScore]] = {"fit": [], "seen": [], "held-out": []}
         for r in self.results:
             parts[split_of(r.replay.id)].append(r.score)
         return {name: summarise(scores, 0) for name, scores in parts.items() if scores}

@@ -15,7 +15,7 @@ from agent.proposers.rules import RuleProposer, load_policies
 from core.incident import load_incident
 from evals.harness import evaluate
 from evals.sources import BPF_ONLY, VIEWS, seen
-from evals.split import HELD_OUT, condition_of, split_of
+from evals.split import HELD_OUT, HELD_OUT_2, condition_of, split_of
 
 BUNDLED = Path(__file__).resolve().parent.parent / "evals" / "incidents"
 
@@ -33,18 +33,22 @@ def _rules() -> RuleProposer:
 
 @pytest.fixture
 def small_suite(tmp_path: Path) -> Path:
-    """Spec examples, a real recording of a fit condition and one of a held-out condition."""
+    """Spec examples and a real recording of a fit, a seen and a held-out condition."""
     suite = tmp_path / "suite"
-    held = next(d for d in sorted(BUNDLED.iterdir()) if split_of(d.name) == "held-out")
-    fit = next(d for d in sorted(BUNDLED.iterdir()) if condition_of(d.name) and split_of(d.name) == "fit")
-    for d in (BUNDLED / "checkpoint-writeback-burst", BUNDLED / "healthy-host", held, fit):
+    picked = [
+        next(d for d in sorted(BUNDLED.iterdir()) if condition_of(d.name) and split_of(d.name) == split)
+        for split in ("fit", "seen", "held-out")
+    ]
+    for d in (BUNDLED / "checkpoint-writeback-burst", BUNDLED / "healthy-host", *picked):
         shutil.copytree(d, suite / d.name)
     return suite
 
 
 def test_split_is_by_condition_and_only_matrix_ids_can_be_held_out() -> None:
-    some = sorted(HELD_OUT)[0]
+    some = sorted(HELD_OUT_2)[0]
     assert condition_of(f"real-{some}-2") == some and split_of(f"real-{some}-2") == "held-out"
+    assert split_of(f"real-{sorted(HELD_OUT)[0]}-1") == "seen"
+    assert not HELD_OUT & HELD_OUT_2
     assert split_of("real-readahead") == "fit"  # a recording from before the matrix
     assert split_of("syn-comm-wait-24c-2gpu-s502") == "fit"
     assert split_of(f"{some}-1") == "fit"  # not a matrix id
@@ -84,13 +88,13 @@ def test_bpf_only_families_are_in_the_vocabulary() -> None:
 def test_split_tags_and_confusion_add_up(small_suite: Path) -> None:
     run = evaluate([small_suite], _rules)
     parts = run.by_split()
-    assert set(parts) == {"fit", "held-out"}
-    assert parts["held-out"].incidents == 1 and parts["fit"].incidents == 3
+    assert set(parts) == {"fit", "seen", "held-out"}
+    assert parts["held-out"].incidents == 1 and parts["seen"].incidents == 1 and parts["fit"].incidents == 3
     confusion = run.confusion()
-    assert sum(sum(row.values()) for row in confusion.values()) == 4
+    assert sum(sum(row.values()) for row in confusion.values()) == 5
     assert confusion["none"].get("none") == 1  # the healthy host
     tags = run.by_tag()
-    assert tags["real"].incidents == 2 and tags["matrix"].incidents == 2
+    assert tags["real"].incidents == 3 and tags["matrix"].incidents == 3
     doc = run.to_json()
     assert {"view", "judged", "by_split", "confusion", "by_tag"} <= set(doc)
     json.dumps(doc)
@@ -111,7 +115,7 @@ def test_eval_cli_sources_and_splits(small_suite: Path) -> None:
     res = CliRunner().invoke(_app(), ["eval", str(small_suite), "--sources", "no-bpf", "--json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
-    assert doc["view"] == "no-bpf" and set(doc["by_split"]) == {"fit", "held-out"}
+    assert doc["view"] == "no-bpf" and set(doc["by_split"]) == {"fit", "seen", "held-out"}
     table = CliRunner().invoke(_app(), ["eval", str(small_suite)])
     assert table.exit_code == 0 and "held-out: 1 incidents" in table.output
     bad = CliRunner().invoke(_app(), ["eval", str(small_suite), "--sources", "no-disk"])
@@ -142,7 +146,7 @@ def test_matrix_covers_the_issue_conditions_and_each_family_keeps_fit_and_held_o
     from evals import matrix
 
     names = [c.name for c in matrix.CONDITIONS]
-    assert len(names) == len(set(names)) and set(names) >= HELD_OUT
+    assert len(names) == len(set(names)) and set(names) >= HELD_OUT | HELD_OUT_2
     for scenario in {c.scenario for c in matrix.CONDITIONS if not c.name.startswith("healthy")}:
         family = [
             c.name for c in matrix.CONDITIONS if c.scenario == scenario and not c.name.startswith("healthy")
