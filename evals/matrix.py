@@ -309,6 +309,31 @@ CONDITIONS: tuple[Condition, ...] = (
         fix={"workers": 3},
         setup={"preprocess": 1, "noise": ("dirty",)},
     ),
+    # The third held-out round (evals/split.py).
+    _c(
+        "ra64-bps32",
+        "readahead",
+        "bps-32m ra-64 fs workers-2",
+        fault={"read_ahead_kb": 64},
+        setup={"read_iops": None, "read_bps": 32 * 1024 * 1024},
+    ),
+    _c(
+        "ra192-iops80-w1",
+        "readahead",
+        "iops-80 ra-192 fs workers-1",
+        fault={"read_ahead_kb": 192, "workers": 1},
+        fix={"workers": 1},
+        setup={"read_iops": 80},
+    ),
+    _c(
+        "healthy-ra512-uncapped-w3",
+        "readahead",
+        "healthy uncapped ra-512 fs workers-3",
+        fault={"read_ahead_kb": 512, "workers": 3},
+        fix={"read_ahead_kb": 4096, "workers": 3},
+        setup={"read_iops": None},
+    ),
+    _c("recl-160", "reclaim", "memcg-headroom-160", fault={"mem_headroom_mb": 160}),
 )
 
 

@@ -33,7 +33,8 @@ HELD_OUT: frozenset[str] = frozenset(
 
 # The second round, written down after the first round was scored (once, at 25d79c6; the figures
 # are kept in bench/results/eval-heldout-round1.json) and before the engine was tuned any further.
-# The first round's conditions are `seen` from then on: scored blind once, tuned on since.
+# The first round's conditions are `seen` from then on: scored blind once, tuned on since; the
+# second round's too, once it was scored.
 HELD_OUT_2: frozenset[str] = frozenset(
     {
         "ra96-iops150-w3-mid",
@@ -48,6 +49,12 @@ HELD_OUT_2: frozenset[str] = frozenset(
     }
 )
 
+# The third round, written down after the second was scored (once, at 11d3b38; figures in
+# bench/results/eval-heldout-round2.json) and before the engine was tuned on it.
+HELD_OUT_3: frozenset[str] = frozenset(
+    {"ra64-bps32", "ra192-iops80-w1", "healthy-ra512-uncapped-w3", "recl-160"}
+)
+
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
 
 
@@ -58,9 +65,9 @@ def condition_of(incident_id: str) -> str | None:
 
 
 def split_of(incident_id: str) -> str:
-    """`held-out` for the second round's conditions (never tuned on), `seen` for the first round's
-    (scored blind once, tuned on since), `fit` for the rest."""
+    """`held-out` for the last round's conditions (never tuned on), `seen` for earlier rounds'
+    (each scored blind once, tuned on since), `fit` for the rest."""
     cond = condition_of(incident_id)
-    if cond in HELD_OUT_2:
+    if cond in HELD_OUT_3:
         return "held-out"
-    return "seen" if cond in HELD_OUT else "fit"
+    return "seen" if cond in HELD_OUT | HELD_OUT_2 else "fit"
