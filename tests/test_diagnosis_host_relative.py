@@ -355,3 +355,20 @@ def test_no_deeper_prefetch_for_a_trainer_that_waits_most_of_the_time() -> None:
         assert d.top.category is Category.STORAGE_LATENCY, (wait, d.causes[:3])
         p = RuleProposer(load_policies([])).propose(report, d)
         assert bool(p.actions) is acts, (wait, p)
+
+
+def test_a_window_the_policy_would_leave_alone_is_not_named_small() -> None:
+    """1 MiB requests from a 1 MiB window on a busy device: the policy raises windows below 1 MiB only."""
+
+    def big(t: int, j: Jitter) -> dict[str, float]:
+        m = _throttled_reader(t, j, 819.0)
+        m.update(
+            {"trainer.job.data_wait_frac": j(0.32), "psi.io.some_avg10": j(6.6), "cpu.util_pct": j(86.0)}
+        )
+        return m
+
+    d = _cpu(big, knobs={"block.read_ahead_kb@loop0": 1024, "loader.workers@job": 2})
+    ra = next(c for c in d.causes if c.category is Category.READAHEAD_MISMATCH)
+    assert d.top.category is not Category.READAHEAD_MISMATCH and ra.confidence < 0.1, d.causes[:3]
+    small = _cpu(lambda t, j: _throttled_reader(t, j, 560.0), knobs={"block.read_ahead_kb@loop0": 512})
+    assert small.top.category is Category.READAHEAD_MISMATCH, small.causes[:3]

@@ -84,10 +84,12 @@ def class_latency(dev: str, req_kb: float = 0.0) -> tuple[tuple[float, float], t
 
 def small_window(ra: float) -> float:
     """0..1: a readahead window small enough that larger requests would cut the request count a
-    streaming reader needs. Past 4 MiB per request, per-request costs are noise on any class of
-    device (sequential reads are then bandwidth-bound); at 512 KB and below, an IOPS-limited device
-    (network or cloud volumes, throttled cgroups) runs out of requests long before bandwidth."""
-    return ramp(ra, 4096.0, 512.0)
+    streaming reader needs. From 1 MiB up, a request's fixed cost is small beside its transfer on
+    any class of device, and block layers cap merged requests near there (max_sectors_kb is 512 KB
+    to 1 MiB on most), so the default policy only raises windows below 1 MiB: a window it would
+    leave alone is not named a cause. At 256 KB and below, an IOPS-limited device (network or cloud
+    volumes, throttled cgroups) runs out of requests long before bandwidth."""
+    return ramp(ra, 1024.0, 256.0)
 
 
 def read_share(v: SpanView, dev: str) -> float:
