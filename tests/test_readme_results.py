@@ -81,3 +81,28 @@ def test_overhead_rows_carry_the_floor_and_program_time(tmp_path: Path) -> None:
     assert "idletune 12.2% · bcc runqlat 22.0% · empty programs 8.8% (on raw tracepoints 4.7%)" in text
     assert "| BPF program time per round trip, pingpong (kernel.bpf_stats_enabled) | idletune 395 ns" in text
     assert "bcc runqlat 1,286 ns" in text and "per read, dio" not in text
+
+
+def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_path: Path) -> None:
+    import shutil
+
+    from agent.proposers.rules import RuleProposer, load_policies
+    from bench.readme_results import HELDOUT_MARKS, blind_rounds, heldout_section
+    from evals.harness import evaluate
+    from evals.sources import VIEWS
+    from evals.split import split_of
+
+    bundled = Path(__file__).resolve().parent.parent / "evals" / "incidents"
+    suite = tmp_path / "suite"
+    for split in ("fit", "seen", "held-out"):
+        d = next(d for d in sorted(bundled.glob("real-*-1")) if split_of(d.name) == split)
+        shutil.copytree(d, suite / d.name)
+    policies = load_policies([], with_default=True)
+    runs = {v: evaluate([suite], lambda: RuleProposer(policies), view=v) for v in VIEWS}
+    blind = blind_rounds()
+    assert set(blind) == {"round 1", "round 2"} and blind["round 1"].incidents == 28
+    text = heldout_section(runs, blind)
+    assert text.startswith(HELDOUT_MARKS[0]) and text.endswith(HELDOUT_MARKS[1])
+    assert "| real, held-out round 3, never tuned on | 1 |" in text
+    assert "| real, held-out round 1, scored blind at 25d79c6 | 28 | 0.86 |" in text
+    assert all(f"| {v} |" in text for v in VIEWS)
