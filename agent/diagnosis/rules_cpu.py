@@ -97,8 +97,8 @@ def dataloader_starvation(v: SpanView) -> Finding:
     # the job's own threads (its workers and main threads) are enough to fill every core: then the
     # busy CPU may well be the job's own, and another worker would find no idle core.
     delayed = job_delayed(v)
-    total = v.lay.total_workers
-    fills = total is not None and total + max(len(v.lay.jobs), 1) >= v.lay.cpus
+    own = own_threads(v)
+    fills = own is not None and own >= v.lay.cpus
     if delayed is not None and not fills:
         idle = max(idle, 1.0 - ramp(delayed, 0.1, 0.4))
     wr = workers_per_core(v)
@@ -180,15 +180,23 @@ def cpu_contention(v: SpanView) -> Finding:
     )
 
 
+def own_threads(v: SpanView) -> int | None:
+    """The jobs' own busy threads: their loader workers plus one main thread each; None when the
+    workers are not known."""
+    total = v.lay.total_workers
+    return None if total is None else total + max(len(v.lay.jobs), 1)
+
+
 def others_running(v: SpanView) -> float | None:
-    """Runnable tasks beyond the jobs' own threads (loader workers plus one main thread each), on
-    average over the span; None when runnable tasks or the workers are not known."""
-    if not v.frame.has("sched.procs_running") or v.lay.total_workers is None:
+    """Runnable tasks beyond the jobs' own threads, on average over the span; None when runnable
+    tasks or the workers are not known."""
+    own = own_threads(v)
+    if not v.frame.has("sched.procs_running") or own is None:
         return None
     running = v.level("sched.procs_running")
     if running != running:
         return None
-    return running - (v.lay.total_workers + max(len(v.lay.jobs), 1))
+    return running - own
 
 
 def _busy_with_writeback(v: SpanView) -> float:

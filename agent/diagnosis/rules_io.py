@@ -227,6 +227,7 @@ def readahead_mismatch(v: SpanView) -> Finding:
     found = Finding.none_found("request sizes and read volume look normal for the readahead setting")
     data = v.data_side()
     surge = max(s.score for s in writeback_surge(v))
+    io_part = io_explains_wait(v)
     for dev, req_name in v.dev_names("io.<dev>.avg_req_kb"):
         ra = v.knob(f"block.read_ahead_kb@{dev}")
         small = small_requests(v, dev)
@@ -249,7 +250,7 @@ def readahead_mismatch(v: SpanView) -> Finding:
         # CPU-bound loaders cannot make fast enough waits on the CPU, whatever its request sizes.
         io_measured = v.frame.has("psi.io.some_avg10") or v.frame.has(f"io.{dev}.lat_p99_us")
         small_score *= 0.4 + 0.6 * (stress.score if io_measured else 0.5)
-        small_score *= io_explains_wait(v)
+        small_score *= io_part
         # Reads slowed by a flood of writes on their device are the flood's doing: the requests
         # were as small before it, and the job did not wait then.
         small_score *= 1.0 - 0.7 * surge

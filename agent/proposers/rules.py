@@ -59,12 +59,12 @@ class RuleProposer:
         ceiling = _explained_below(self.rules, diagnosis, report)
         for rule in self.rules:
             cause = _matching_cause(rule, diagnosis)
-            below = (
-                ceiling is not None
+            if (
+                rule.action is not None
                 and cause is not None
+                and ceiling is not None
                 and _rank(diagnosis, cause) > _rank(diagnosis, ceiling)
-            )
-            if rule.action is not None and below and cause is not None and ceiling is not None:
+            ):
                 trace.append(
                     f"{rule.name} ({rule.where}) on {cause.category.value} {cause.confidence:.2f}: "
                     f"explained by {ceiling.category.value} {ceiling.confidence:.2f}, ranked above it"
