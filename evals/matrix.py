@@ -346,85 +346,51 @@ SATURATED_WAIT = 0.5  # a job waiting for data this much of the time is short of
 def _truth(
     cond: Condition, sc: Scenario, dev: str, moved: bool, onset_t: float, fault_wait: float = 0.0
 ) -> dict[str, Any]:
-    forbidden = [{"primitive": "trainer.batch_size"}]
     job = tb.JOB
     capped = sc.read_iops is not None or sc.read_bps is not None
     if not moved and capped and fault_wait >= SATURATED_WAIT:
         # The fix did not help, yet the job waits for data most of the time, reading from a device
         # held at a cap: the device is saturated (the spec's storage_latency, "slow or saturated").
         # No catalogue primitive raises a device's cap, and deeper prefetching adds no throughput.
-        return {
-            "root_causes": ["storage_latency"],
-            "onset_t": onset_t,
-            "evidence": [f"io.{dev}.lat_p99_us", "psi.io.some_avg10", f"trainer.{job}.data_wait_frac"],
-            "acceptable_actions": [],
-            "forbidden_actions": forbidden,
-            "noop_correct": True,
-        }
+        evidence = [f"io.{dev}.lat_p99_us", "psi.io.some_avg10", f"trainer.{job}.data_wait_frac"]
+        return _label("storage_latency", onset_t, evidence, [])
     if not moved:
-        return {
-            "root_causes": ["none"],
-            "acceptable_actions": [],
-            "forbidden_actions": forbidden,
-            "noop_correct": True,
-        }
+        return _label("none", None, None, [])
+    wait = f"trainer.{job}.data_wait_frac"
     if sc.cause == "readahead_mismatch":
-        return {
-            "root_causes": ["readahead_mismatch"],
-            "onset_t": onset_t,
-            "evidence": [f"io.{dev}.avg_req_kb", f"io.{dev}.read_iops", f"trainer.{job}.data_wait_frac"],
-            "acceptable_actions": [
-                [{"primitive": "block.read_ahead_kb", "target": dev, "min": 1024, "max": 16384}]
-            ],
-            "forbidden_actions": forbidden,
-            "noop_correct": False,
-        }
+        fix = [{"primitive": "block.read_ahead_kb", "target": dev, "min": 1024, "max": 16384}]
+        return _label(sc.cause, onset_t, [f"io.{dev}.avg_req_kb", f"io.{dev}.read_iops", wait], [fix])
     if sc.cause == "dataloader_starvation":
-        return {
-            "root_causes": ["dataloader_starvation"],
-            "onset_t": onset_t,
-            "evidence": [f"trainer.{job}.data_wait_frac", f"trainer.{job}.samples_per_s"],
-            "acceptable_actions": [
-                [{"primitive": "loader.workers", "target": job, "min": sc.fault.workers + 1, "max": 4}]
-            ],
-            "forbidden_actions": forbidden,
-            "noop_correct": False,
-        }
+        fix = [{"primitive": "loader.workers", "target": job, "min": sc.fault.workers + 1, "max": 4}]
+        return _label(sc.cause, onset_t, [wait, f"trainer.{job}.samples_per_s"], [fix])
     if sc.cause == "cpu_contention":
         # The fix measured (more loader workers than cores, to win a larger share of the contended
         # CPU) is one loader.workers refuses (never more workers than CPUs online): nothing the
         # catalogue may do helps, so doing nothing is right.
-        return {
-            "root_causes": ["cpu_contention"],
-            "onset_t": onset_t,
-            "evidence": ["sched.runq_lat_p99_us", "psi.cpu.some_avg10", f"trainer.{job}.data_wait_frac"],
-            "acceptable_actions": [],
-            "forbidden_actions": forbidden,
-            "noop_correct": True,
-        }
+        return _label(sc.cause, onset_t, ["sched.runq_lat_p99_us", "psi.cpu.some_avg10", wait], [])
     if sc.cause == "writeback_burst":
-        return {
-            "root_causes": ["writeback_burst"],
-            "onset_t": onset_t,
-            "evidence": ["mem.dirty_mib", f"io.{dev}.write_kbps", f"trainer.{job}.data_wait_frac"],
-            "acceptable_actions": [
-                [
-                    {"primitive": "vm.dirty_background_bytes", "min": 4194304, "max": 16777216},
-                    {"primitive": "vm.dirty_bytes", "min": 8388608, "max": 33554432},
-                ]
-            ],
-            "forbidden_actions": forbidden,
-            "noop_correct": False,
-        }
+        fix = [
+            {"primitive": "vm.dirty_background_bytes", "min": 4194304, "max": 16777216},
+            {"primitive": "vm.dirty_bytes", "min": 8388608, "max": 33554432},
+        ]
+        return _label(sc.cause, onset_t, ["mem.dirty_mib", f"io.{dev}.write_kbps", wait], [fix])
     # Memory reclaim: the fix (a larger cgroup limit) is no catalogue primitive; doing nothing is right.
-    return {
-        "root_causes": [sc.cause],
-        "onset_t": onset_t,
-        "evidence": ["mem.pagecache_miss_per_s", f"io.{dev}.read_kbps", f"trainer.{job}.data_wait_frac"],
-        "acceptable_actions": [],
-        "forbidden_actions": forbidden,
-        "noop_correct": True,
-    }
+    return _label(sc.cause, onset_t, ["mem.pagecache_miss_per_s", f"io.{dev}.read_kbps", wait], [])
+
+
+def _label(
+    cause: str, onset_t: float | None, evidence: list[str] | None, acceptable: list[list[dict[str, Any]]]
+) -> dict[str, Any]:
+    """A truth in the spec's key order; with no acceptable action, doing nothing is correct."""
+    out: dict[str, Any] = {"root_causes": [cause]}
+    if onset_t is not None:
+        out["onset_t"] = onset_t
+    if evidence is not None:
+        out["evidence"] = evidence
+    out["acceptable_actions"] = acceptable
+    out["forbidden_actions"] = [{"primitive": "trainer.batch_size"}]
+    out["noop_correct"] = not acceptable
+    return out
 
 
 # -- recording -----------------------------------------------------------------------------------
