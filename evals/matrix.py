@@ -442,44 +442,33 @@ class Outcome:
 def record_one(cond: Condition, ident: str, out: Path) -> Outcome:
     """Record one repeat of `cond` into `out/ident` and label it from the measured counterfactual."""
     sc = cond.built()
-    log = tb._open_log(None)
-    bed = tb.Testbed(sc, log, tb._workdir(None))
-    try:
-        with tb._teardown_on_signals():
-            mid = cond.onset == "mid"
-            bed.setup(throttle=not (mid and sc.cause == "readahead_mismatch"))
-            bed.start_noise()
-            # Healthy first when the fault comes mid-window: no hogs, no writer, no memory limit yet
-            # (readahead: the device throttle comes later).
-            pre = (
-                dataclasses.replace(sc.fault, hogs=0, writer=False, mem_headroom_mb=None) if mid else sc.fault
-            )
-            bed.apply(pre)
-            bed.start_trainer(pre)
-            time.sleep(sc.settle_s)
+    with tb.session(sc) as bed:
+        mid = cond.onset == "mid"
+        bed.setup(throttle=not (mid and sc.cause == "readahead_mismatch"))
+        bed.start_noise()
+        # Healthy first when the fault comes mid-window: no hogs, no writer, no memory limit yet
+        # (readahead: the device throttle comes later).
+        pre = dataclasses.replace(sc.fault, hogs=0, writer=False, mem_headroom_mb=None) if mid else sc.fault
+        bed.apply(pre)
+        bed.start_trainer(pre)
+        time.sleep(sc.settle_s)
 
-            def onset() -> None:
-                if sc.cause == "readahead_mismatch":
-                    bed.throttle()
-                else:
-                    bed.switch(sc.fault)
+        def onset() -> None:
+            if sc.cause == "readahead_mismatch":
+                bed.throttle()
+            else:
+                bed.switch(sc.fault)
 
-            live = LiveHost(HostFS("/"), interval_s=cond.interval_s, bpf=True)
-            at = 0.45 * cond.duration_s if mid else None
-            watcher = _Onset(live, at, onset)
-            rec = record(watcher, cond.duration_s, cond.interval_s)
-            onset_t = watcher.fired_t if watcher.fired_t is not None else 0.0
-            fault = bed.kpi(FIX_WINDOW_S)
-            bed.stop_phase()
-            bed.apply(sc.fix)
-            bed.start_trainer(sc.fix)
-            fix = bed.kpi(FIX_WINDOW_S)
-            bed.stop_phase()
-            bed.stop_noise()
-    finally:
+        live = LiveHost(HostFS("/"), interval_s=cond.interval_s, bpf=True)
+        at = 0.45 * cond.duration_s if mid else None
+        watcher = _Onset(live, at, onset)
+        rec = record(watcher, cond.duration_s, cond.interval_s)
+        onset_t = watcher.fired_t if watcher.fired_t is not None else 0.0
+        fault = bed.kpi(FIX_WINDOW_S)
         bed.stop_phase()
-        bed.stop_noise()
-        tb._undo(log)
+        bed.apply(sc.fix)
+        bed.start_trainer(sc.fix)
+        fix = bed.kpi(FIX_WINDOW_S)
     moved = tb.movement(fault, fix)
     is_cause = moved >= MOVE
     truth = _truth(cond, sc, Path(bed.dev).name, is_cause, round(onset_t, 1), fault.data_wait_frac)

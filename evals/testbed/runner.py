@@ -76,6 +76,7 @@ class Testbed:
         self.noise: list[subprocess.Popen[bytes]] = []
         self.trainer: subprocess.Popen[bytes] | None = None
         self.status = workdir / "status.json"
+        self.keep = False  # leave the setup in place when the session ends (`testbed stop` undoes it)
 
     # -- setup -------------------------------------------------------------------------
 
@@ -303,6 +304,24 @@ def _workdir(explicit_dir: str | None) -> Path:
     return Path(state_dir(explicit_dir)) / "testbed"
 
 
+@contextlib.contextmanager
+def session(sc: Scenario, state: str | None = None) -> Iterator[Testbed]:
+    """A testbed for `sc` (not yet set up) whose setup is undone when the block ends, by an error,
+    Ctrl-C or SIGTERM too, unless the block set `keep`. Refused without root, or while another
+    scenario is still set up."""
+    _require_root()
+    log = _open_log(state)
+    bed = Testbed(sc, log, _workdir(state))
+    try:
+        with _teardown_on_signals():
+            yield bed
+    finally:
+        if not bed.keep:
+            bed.stop_phase()
+            bed.stop_noise()
+            _undo(log)
+
+
 def run_scenario(
     name: str,
     phase: PhaseName = "fault",
@@ -318,46 +337,30 @@ def run_scenario(
     until `stop()`; the job ends by itself after `lifetime_s` in any case.
     """
     sc = scenario(name)
-    _require_root()
-    log = _open_log(state)
-    tb = Testbed(sc, log, _workdir(state))
-    ok = False
-    try:
-        with _teardown_on_signals():
-            tb.setup()
-            p = sc.phase(phase)
-            tb.apply(p)
-            tb.start_trainer(p, lifetime_s=lifetime_s if keep else None)
-            log.note(phase=phase)
-            result = tb.kpi(seconds)
-            ok = True
-            return result
-    finally:
-        if not (keep and ok):
-            tb.stop_phase()
-            _undo(log)
+    with session(sc, state) as tb:
+        tb.setup()
+        p = sc.phase(phase)
+        tb.apply(p)
+        tb.start_trainer(p, lifetime_s=lifetime_s if keep else None)
+        tb.log.note(phase=phase)
+        result = tb.kpi(seconds)
+        tb.keep = keep
+        return result
 
 
 def measure(name: str, seconds: float = 8.0, *, state: str | None = None) -> tuple[KPI, KPI]:
     """The scenario's KPI in its fault phase, then in its fix phase, on one setup."""
     sc = scenario(name)
-    _require_root()
-    log = _open_log(state)
-    tb = Testbed(sc, log, _workdir(state))
     out: list[KPI] = []
-    try:
-        with _teardown_on_signals():
-            tb.setup()
-            for ph in PHASES:
-                p = sc.phase(ph)
-                tb.apply(p)
-                tb.start_trainer(p)
-                log.note(phase=ph)
-                out.append(tb.kpi(seconds))
-                tb.stop_phase()
-    finally:
-        tb.stop_phase()
-        _undo(log)
+    with session(sc, state) as tb:
+        tb.setup()
+        for ph in PHASES:
+            p = sc.phase(ph)
+            tb.apply(p)
+            tb.start_trainer(p)
+            tb.log.note(phase=ph)
+            out.append(tb.kpi(seconds))
+            tb.stop_phase()
     return out[0], out[1]
 
 
