@@ -23,7 +23,7 @@ from agent.proposers.rules import RuleProposer, load_policies
 from bench.figures import RESULTS, read_all
 from evals.harness import EvalRun, evaluate
 from evals.results_table import ROWS, Row, markdown
-from evals.scoring import IncidentScore, Summary, summarise
+from evals.scoring import Summary
 from evals.sources import VIEWS
 from evals.split import HELD_OUT, HELD_OUT_2, HELD_OUT_3, split_of
 
@@ -213,8 +213,7 @@ def _figures(s: Summary) -> str:
 
 
 def _part(run: EvalRun, keep: Callable[[str, list[str]], bool]) -> Summary:
-    scores: list[IncidentScore] = [r.score for r in run.results if keep(r.replay.id, r.tags)]
-    return summarise(scores, 0)
+    return run.subset(lambda r: keep(r.replay.id, r.tags))
 
 
 def heldout_section(runs: dict[str, EvalRun], blind: dict[str, Summary]) -> str:

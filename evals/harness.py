@@ -96,10 +96,17 @@ class EvalRun(BaseModel):
             row[top] = row.get(top, 0) + 1
         return {t: dict(sorted(row.items())) for t, row in sorted(out.items())}
 
+    def subset(self, keep: Callable[[Result], bool]) -> Summary:
+        """The summary over the incidents `keep` picks."""
+        return summarise([r.score for r in self.results if keep(r)], 0)
+
     def by_tag(self) -> dict[str, Summary]:
         """The summary over the incidents that carry each tag (a condition, a scenario, `real`)."""
-        tags = sorted({t for r in self.results for t in r.tags})
-        return {t: summarise([r.score for r in self.results if t in r.tags], 0) for t in tags}
+
+        def tagged(tag: str) -> Callable[[Result], bool]:
+            return lambda r: tag in r.tags
+
+        return {t: self.subset(tagged(t)) for t in sorted({t for r in self.results for t in r.tags})}
 
     def by_split(self) -> dict[str, Summary]:
         """The summary per split of evals.split: the conditions that tuned the engine (`fit`), those
@@ -112,7 +119,7 @@ class EvalRun(BaseModel):
     def judged(self) -> Summary:
         """The summary over the incidents whose true cause the window held figures for: what a
         view without a source can be asked to name (the rest is ranked, marked not judged)."""
-        return summarise([r.score for r in self.results if r.truth[0] not in r.replay.not_judged], 0)
+        return self.subset(lambda r: r.truth[0] not in r.replay.not_judged)
 
     def to_json(self) -> dict[str, Any]:
         """The `idletune eval --json` document."""
