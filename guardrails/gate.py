@@ -3,7 +3,8 @@
 Tier 0 applies at once; tier 1 after `consensus` consecutive reviews proposed the
 same move for the same cause; tier 2 waits for a person's approval; tier 3 needs
 approval and the trainer hook's cooperation. Before the tiers, every action must
-pass: the mode, the catalogue's bounds (and the operator's narrower ones), knobs
+pass: the mode, primitives the operator switched off, the catalogue's bounds (and the
+operator's narrower ones; the operator may also raise a primitive's tier, never lower it), knobs
 the operator took over, quarantine, the flap freeze, one step at most, one change
 at a time per cause, the primitive's cooldown, the host-wide rate limit and the
 knob's lease. The first rule that says no decides, and is named in the Decision.
@@ -50,6 +51,12 @@ class GateConfig(BaseModel):
         default_factory=dict, description="operator's bounds per primitive id, inside the catalogue's"
     )
     priorities: dict[str, int] = Field(default_factory=dict, description="job -> lease priority")
+    disabled: frozenset[str] = Field(
+        default_factory=frozenset, description="primitive ids the operator switched off"
+    )
+    tiers: dict[str, int] = Field(
+        default_factory=dict, description="operator's tier per primitive id; only ever stricter than its own"
+    )
 
 
 class Decision(BaseModel):
@@ -194,6 +201,10 @@ class Gate:
             out.append(d)
         return out
 
+    def tier_of(self, p: Primitive) -> int:
+        """The primitive's tier, or the operator's when stricter (a lower one is never taken)."""
+        return max(int(p.tier), self.config.tiers.get(p.id, 0))
+
     def _no(self, d: Decision, rule: str, reason: str) -> Decision:
         return d.model_copy(update={"decision": "deny", "rule": rule, "reason": reason})
 
@@ -208,7 +219,7 @@ class Gate:
         now: float,
     ) -> Decision:
         p = self._lookup(action.primitive)
-        tier = int(p.tier) if p is not None else None
+        tier = self.tier_of(p) if p is not None else None
         base = Decision(
             action=action, decision="deny", rule="", reason="", tier=tier, cause=cause, current=cur
         )
@@ -221,6 +232,8 @@ class Gate:
             return deny("mode.observe", "observe mode changes nothing")
         if p is None:
             return deny("catalogue", f"{action.primitive} is not in the catalogue")
+        if p.id in self.config.disabled:
+            return deny("disabled", f"{p.id} is switched off in the operator's config")
         problem = action_problem(p, action.model_dump(exclude_none=True))
         if problem is not None:
             return deny("bounds", problem)
@@ -272,7 +285,7 @@ class Gate:
     def _tier(
         self, base: Decision, action: Action, p: Primitive, cause: str | None, approved_by: str | None
     ) -> Decision:
-        tier = int(p.tier)
+        tier = self.tier_of(p)
         if tier == 0:
             return base.model_copy(update={"decision": "approve", "rule": "tier0", "reason": "no-risk knob"})
         if tier == 1:

@@ -26,8 +26,10 @@ LAYERS: tuple[str, ...] = (
     "agent.cli : agent.service : agent.demo",
     # Evaluation: harness, scoring, generator, testbed. The product never imports it.
     "evals",
-    # The agent, in the order data flows back up: wiring, loop, proposers, ..., sources.
+    # The agent, in the order data flows back up: daemon, wiring, config, loop, proposers, ..., sources.
+    "agent.daemon",
     "agent.wiring",
+    "agent.config",
     "agent.loop",
     "agent.proposers",
     "agent.llm",

@@ -220,3 +220,26 @@ def test_job_knobs_need_no_lease(tmp_path: Path) -> None:
     assert leases.acquire("x", "b", 6) is None
     leases.release("x", "b")
     assert leases.holder("x") is None
+
+
+def test_a_primitive_the_operator_switched_off_is_never_changed(tmp_path: Path) -> None:
+    gate = _gate(tmp_path, Clock(), disabled=["vm.swappiness"])
+    assert one(gate, _a("vm.swappiness", 30))[0:1] == ("deny",)
+    [d] = gate.review(Proposal(actions=[_a("vm.swappiness", 30)]), CUR, cause="x")  # type: ignore[arg-type]
+    assert d.rule == "disabled"
+    # A person's action is refused too: the config, not the origin, says it is off.
+    [d] = gate.review(
+        Proposal(actions=[_a("vm.swappiness", 30)]), CUR, origin="operator", approved_by="ops"  # type: ignore[arg-type]
+    )
+    assert d.rule == "disabled"
+
+
+def test_an_operator_tier_is_only_ever_stricter(tmp_path: Path) -> None:
+    # vm.swappiness is tier 0 in this table: the operator's tier 2 makes it wait for a person.
+    gate = _gate(tmp_path, Clock(), tiers={"vm.swappiness": 2})
+    [d] = gate.review(Proposal(actions=[_a("vm.swappiness", 30)]), CUR, cause="x")  # type: ignore[arg-type]
+    assert (d.decision, d.rule, d.tier) == ("ask", "tier2.approval", 2)
+    # A tier below the primitive's own is never taken: vm.dirty_ratio stays tier 1 (consensus).
+    gate = _gate(tmp_path, Clock(), tiers={"vm.dirty_ratio": 0})
+    [d] = gate.review(Proposal(actions=[_a("vm.dirty_ratio", 10)]), CUR, cause="x")  # type: ignore[arg-type]
+    assert d.rule == "tier1.consensus" and d.decision == "deny"

@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agent.cli.auto",
     "agent.cli.demo",
     "agent.cli.serve",
+    "agent.cli.config",
     "agent.cli.testbed",
     "agent.cli.record",
 )
