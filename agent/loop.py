@@ -412,6 +412,15 @@ class ControlLoop:
             self.gate.settled(cause)
         return results
 
+    def restore(self, change_id: int, trigger: Trigger, why: str) -> ExecResult:
+        """Put one held change's originals back (the operator's config no longer allows it)."""
+        res = self.executor.revert(change_id)
+        self.audit.write(trigger, knob=res.primitive, reason=why, rollback=res.model_dump(mode="json"))
+        self._event("rollback", f"{res.knob}: {res.status}: {why}")
+        self.tracker.forget(change_id)
+        self.gate.settled(self._causes.pop(change_id, None))
+        return res
+
     def shutdown(self) -> list[ExecResult]:
         """Restore every change this loop holds, unless configured to keep them."""
         if self.config.keep_on_exit:

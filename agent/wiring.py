@@ -36,7 +36,7 @@ from guardrails.filejournal import FileJournal, Owner, this_process
 from guardrails.gate import Gate, GateConfig, Mode
 from guardrails.leases import LeaseTable
 from guardrails.recovery import adopt_orphans, restore_orphans
-from guardrails.safemode import SafeMode
+from guardrails.safemode import SafeMode, SafeModeConfig
 from primitives.catalog import read_knobs
 from primitives.channels import REOPEN_FILES, open_nvml_power
 from primitives.host import Host
@@ -64,6 +64,8 @@ class Feed:
     # A replay or a simulation: the guardrails keep time by `clock`, and the agent's own CPU use
     # (real, unlike the clock) is not held against a budget measured in simulated seconds.
     simulated: bool = False
+    # The live sources behind a live feed: per-cgroup features, collectors reloaded in place.
+    live: LiveHost | None = None
 
 
 @dataclass(frozen=True)
@@ -82,15 +84,17 @@ def open_guardrails(
     *,
     owner: Owner | None = None,
     clock: Callable[[], float] = time.time,
+    audit_log: Path | None = None,
 ) -> Guardrails:
     """The journal, audit log, approvals and leases of a state directory (default: the configured one).
 
-    The journal is read when first asked; a damaged or unsafe one raises StateError then."""
+    The audit log is `audit_log`, else audit.jsonl in an explicit directory, else the configured
+    one. The journal is read when first asked; a damaged or unsafe one raises StateError then."""
     d = Path(directory) if directory is not None else Path(state_dir())
     return Guardrails(
         dir=d,
         journal=FileJournal(d, owner=owner, clock=clock),
-        audit=AuditLog(d / AUDIT_NAME, clock=clock),
+        audit=AuditLog(audit_log or (d / AUDIT_NAME if directory is not None else None), clock=clock),
         approvals=ApprovalStore(d / "approvals", clock=clock),
         leases=LeaseTable(d / "leases.json", clock=clock),
     )
@@ -168,6 +172,7 @@ def live_feed(
         statuses=lambda: live.collector.statuses,
         cooperation=cooperation,
         close=live.close,
+        live=live,
     )
 
 
@@ -228,12 +233,15 @@ def build_loop(
     fresh_history: bool = False,
     say: Say = _quiet,
     on_event: Callable[[LoopEvent], None] | None = None,
+    gate_config: GateConfig | None = None,
+    safe_mode: SafeModeConfig | None = None,
 ) -> ControlLoop:
     """The loop on `feed`, with its guardrails in `state` (default: the configured state dir).
 
     What a crashed earlier run left changed is restored first (or adopted, with `adopt`). The
-    gate starts from the journal's moves and quarantines unless `fresh_history`. Raises
-    StateError for a state dir or journal that is unsafe or edited; the caller closes the feed.
+    gate keeps `gate_config` (the operator's limits) in `mode`; it starts from the journal's moves
+    and quarantines unless `fresh_history`. Raises StateError for a state dir or journal that is
+    unsafe or edited; the caller closes the feed.
     """
     clock = feed.clock if feed.simulated else time.time
     guard = open_guardrails(state, owner=this_process(), clock=clock)
@@ -246,13 +254,13 @@ def build_loop(
         for res in restore_orphans(executor, guard.journal, guard.audit):
             say(f"restored after a crash: {res.knob}: {res.status}: {res.reason}")
     gate = gate_for(
-        GateConfig(mode=mode),
+        (gate_config or GateConfig()).model_copy(update={"mode": mode}),
         guard,
         clock=clock,
         cooperation=feed.cooperation,
         fresh_history=fresh_history,
     )
-    safe = SafeMode(clock=feed.clock, cpu_s=lambda: 0.0) if feed.simulated else SafeMode()
+    safe = SafeMode(safe_mode, clock=feed.clock, cpu_s=lambda: 0.0) if feed.simulated else SafeMode(safe_mode)
     return ControlLoop(
         config,
         sample=feed.sample,

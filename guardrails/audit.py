@@ -21,8 +21,21 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.statedir import StateError, open_file, read_file, secure_dir, state_dir
 
 AUDIT_NAME = "audit.jsonl"
+AUDIT_ENV = "IDLETUNE_AUDIT_LOG"
+# config: a config file loaded, refused, or a change restored because the new one disallows it;
+# mode: the daemon's mode changed at run time.
 Trigger = Literal[
-    "diagnosis", "manual", "verdict", "operator", "shutdown", "recovery", "safe_mode", "rollback", "pid"
+    "diagnosis",
+    "manual",
+    "verdict",
+    "operator",
+    "shutdown",
+    "recovery",
+    "safe_mode",
+    "rollback",
+    "pid",
+    "config",
+    "mode",
 ]
 
 REGISTRY = CollectorRegistry(auto_describe=True)
@@ -64,11 +77,16 @@ class AuditRecord(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
+def default_audit_path() -> Path:
+    """$IDLETUNE_AUDIT_LOG (the operator's config sets it), else audit.jsonl in the state dir."""
+    return Path(os.environ.get(AUDIT_ENV) or Path(state_dir()) / AUDIT_NAME)
+
+
 class AuditLog:
     def __init__(
         self, path: str | os.PathLike[str] | None = None, *, clock: Callable[[], float] = time.time
     ) -> None:
-        self.path = Path(path) if path is not None else Path(state_dir()) / AUDIT_NAME
+        self.path = Path(path) if path is not None else default_audit_path()
         self._clock = clock
 
     def write(self, trigger: Trigger, **fields: Any) -> AuditRecord:

@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agent.cli.demo",
     "agent.cli.serve",
     "agent.cli.config",
+    "agent.cli.control",
     "agent.cli.testbed",
     "agent.cli.record",
 )

@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from agent.daemon import Daemon
 from agent.service import metrics
 from agent.service.auth import MAX_BODY, GuardMiddleware
 from agent.service.bodies import FiniteJSONRoute, invalid_request
@@ -29,6 +30,7 @@ from core.diagnosis import Diagnosis
 from core.report import HealthReport
 from guardrails.approvals import Approval
 from guardrails.executor import ExecResult
+from guardrails.gate import Mode
 
 DASHBOARD = FilePath(__file__).parent / "dashboard"
 STATIC = {"app.js": "text/javascript", "style.css": "text/css"}
@@ -92,6 +94,35 @@ class RollbackReply(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     results: list[ExecResult]
+
+
+class ModeBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    mode: Mode
+    by: str = Field(default="api", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$")
+
+
+class ReloadBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    collectors: bool = Field(default=False, description="also reload the eBPF collectors in place")
+
+
+class Outcome(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ok: bool
+    message: str
+
+
+class ModeDoc(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Mode
+    config: str | None = Field(description="the config file the daemon reads; null: defaults only")
+    last_reload: Outcome
+    collectors: Outcome | None = None
 
 
 class ServiceStatus(BaseModel):
@@ -221,6 +252,52 @@ def create_app(state: ServiceState, token: str) -> FastAPI:
         if results is None:
             raise HTTPException(404, f"no open change {body.change_id} in the journal")
         return RollbackReply(results=results)
+
+    def _control() -> Daemon:
+        if state.control is None:
+            raise HTTPException(409, "no control loop runs here (a recorded incident is served)")
+        return state.control
+
+    def _mode_doc(d: Daemon, collectors: Outcome | None = None) -> ModeDoc:
+        last = Outcome(ok=d.last_reload.ok, message=d.last_reload.message)
+        path = str(d.path) if d.path is not None else None
+        return ModeDoc(mode=d.mode, config=path, last_reload=last, collectors=collectors)
+
+    no_loop: dict[int | str, dict[str, Any]] = {409: {"description": "no control loop runs here"}}
+
+    @app.get("/v1/mode", response_model=ModeDoc, tags=["control"], responses=no_loop)
+    def mode() -> ModeDoc:
+        return _mode_doc(_control())
+
+    @app.post(
+        "/v1/mode",
+        response_model=ModeDoc,
+        tags=["control"],
+        responses={**unauthorized, **no_loop},
+        openapi_extra=secured,
+    )
+    def set_mode(body: ModeBody) -> ModeDoc:
+        d = _control()
+        out = d.submit(lambda: d.set_mode(body.mode, body.by))
+        if not out.ok:
+            raise HTTPException(503, out.message)
+        return _mode_doc(d)
+
+    @app.post(
+        "/v1/reload",
+        response_model=ModeDoc,
+        tags=["control"],
+        responses={**unauthorized, **no_loop},
+        openapi_extra=secured,
+    )
+    def reload(body: ReloadBody) -> ModeDoc:
+        d = _control()
+        d.submit(d.reload)
+        collectors = None
+        if body.collectors:
+            out = d.submit(d.reload_collectors, timeout_s=120.0)
+            collectors = Outcome(ok=out.ok, message=out.message)
+        return _mode_doc(d, collectors)
 
     @app.get("/metrics", response_class=Response, tags=["read"])
     def prometheus() -> Response:

@@ -90,9 +90,9 @@ def _summary(r: AuditRecord) -> str:
 
 
 class Guard:
-    def __init__(self, state_dir: Path, open_host: HostOpener) -> None:
+    def __init__(self, state_dir: Path, open_host: HostOpener, audit_log: Path | None = None) -> None:
         self.dir = state_dir
-        guard = open_guardrails(state_dir, owner=this_process())
+        guard = open_guardrails(state_dir, owner=this_process(), audit_log=audit_log)
         self.approvals, self.journal, self.audit = guard.approvals, guard.journal, guard.audit
         self._open_host = open_host
         # One rollback at a time: two would race on the same journal entries.

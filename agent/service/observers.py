@@ -7,6 +7,7 @@ same for both, as everywhere in the pipeline.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -85,3 +86,18 @@ class LiveObserver:
 
     def close(self) -> None:
         self.live.close()
+
+
+class LoopObserver(LiveObserver):
+    """The daemon's control loop: the window it keeps, summarised; the loop itself collects."""
+
+    def __init__(self, live: LiveHost, window: Window, report: Callable[[Window], HealthReport]) -> None:
+        super().__init__(live)
+        self.window = window
+        self._report = report
+
+    def observe(self) -> Observation:
+        return Observation(self.window, self._report(self.window), self._features())
+
+    def close(self) -> None:
+        pass  # the daemon closes its feed

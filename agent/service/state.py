@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.daemon import Daemon
 from agent.diagnosis.engine import diagnose
 from agent.service.features import FeaturesDoc
 from agent.service.guard import Guard
@@ -49,8 +50,11 @@ class ServiceState:
         interval_s: float = 1.0,
         asker: Asker | None = None,
         clock: Callable[[], float] = time.time,
+        control: Daemon | None = None,
     ) -> None:
         self.observer = observer
+        # The daemon's closed loop, when one runs here: its mode and reloads are served too.
+        self.control = control
         self.guard = guard
         self.interval_s = interval_s
         self.asker = asker

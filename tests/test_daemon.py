@@ -1,0 +1,233 @@
+"""The daemon: the closed loop in the configured mode, reconfigured while it runs.
+
+On the simulated readahead host of test_loop: a config in auto fixes the knob with no human
+step and observe changes nothing; a reload that narrows a bound below a held value restores
+it, a reload of a broken file keeps the running config; a change of the file is picked up;
+the mode changes at run time through the API (token, audited)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from agent.config.load import load_config
+from agent.daemon import Daemon, build_daemon
+from agent.proposers.rules import RuleProposer, load_policies
+from agent.service.app import create_app
+from agent.service.guard import Guard, fs_host
+from agent.service.observers import ReplayObserver
+from agent.service.state import ServiceState
+from agent.wiring import Feed
+from primitives.host import Host
+from tests.test_loop import Sim
+
+TOKEN = "t" * 32
+AUTH = {"authorization": f"Bearer {TOKEN}"}
+BASE = """\
+mode: {mode}
+job: job
+loop:
+  review_every_s: 5
+effect:
+  window_s: 20
+  settle_s: 2
+"""
+
+
+def _rules(cfg: object) -> tuple[None, RuleProposer]:
+    return None, RuleProposer(load_policies([]))
+
+
+def _daemon(tmp_path: Path, text: str) -> tuple[Sim, Daemon, Path]:
+    sim = Sim(tmp_path / "root")
+    feed = Feed(
+        sample=sim.sample,
+        report=sim.report,
+        host=Host(sim.fs),
+        clock=sim.clock,
+        diagnose=sim.diagnose,
+        simulated=True,
+    )
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    d = build_daemon(load_config(path), feed, state=tmp_path / "state", proposers_for=_rules)
+    return sim, d, path
+
+
+def _ticks(d: Daemon, n: int) -> None:
+    for _ in range(n):
+        d.tick()
+
+
+def _audit(tmp_path: Path) -> list[dict[str, object]]:
+    return [json.loads(x) for x in (tmp_path / "state/audit.jsonl").read_text().splitlines()]
+
+
+def test_in_auto_the_change_is_applied_judged_and_kept_with_no_human_step(tmp_path: Path) -> None:
+    sim, d, _ = _daemon(tmp_path, BASE.format(mode="auto"))
+    _ticks(d, 60)
+    assert sim.ra() == 2048
+    verdicts = [a for a in _audit(tmp_path) if a["trigger"] == "verdict"]
+    assert [v["verdict"] for v in verdicts] == ["beneficial"]
+    # SIGTERM: the default on_exit restores the original, and says so.
+    assert d.stop() == ["restored: block.read_ahead_kb@loop0: reverted: original values restored"]
+    assert sim.ra() == 128
+
+
+def test_in_observe_nothing_changes(tmp_path: Path) -> None:
+    sim, d, _ = _daemon(tmp_path, BASE.format(mode="observe"))
+    _ticks(d, 60)
+    assert sim.ra() == 128
+    assert not (tmp_path / "state/audit.jsonl").exists() or not any(
+        a.get("execution") for a in _audit(tmp_path)
+    )
+
+
+def test_on_exit_keep_leaves_the_change(tmp_path: Path) -> None:
+    sim, d, _ = _daemon(tmp_path, BASE.format(mode="auto") + "on_exit: keep\n")
+    _ticks(d, 60)
+    d.stop()
+    assert sim.ra() == 2048
+
+
+def test_a_reload_that_narrows_a_bound_below_the_held_value_restores_it(tmp_path: Path) -> None:
+    sim, d, path = _daemon(tmp_path, BASE.format(mode="auto"))
+    _ticks(d, 60)
+    assert sim.ra() == 2048 and len(d.loop.executor.managed) == 1
+    narrowed = BASE.format(mode="auto") + "primitives:\n  block.read_ahead_kb:\n    bounds: [16, 1024]\n"
+    path.write_text(narrowed)
+    out = d.reload()
+    assert out.ok and "restored block.read_ahead_kb@loop0" in out.message, out.message
+    assert sim.ra() == 128 and d.loop.executor.managed == []
+    assert d.loop.gate.config.bounds == {"block.read_ahead_kb": (16, 1024)}
+    config_lines = [a for a in _audit(tmp_path) if a["trigger"] == "config"]
+    assert any(a.get("rollback") for a in config_lines)
+    # The running loop keeps its collectors and its window: the next tick goes on from there.
+    n = len(d.loop.window)
+    d.tick()
+    assert len(d.loop.window) == n + 1
+
+
+def test_a_reload_that_keeps_the_held_value_allowed_restores_nothing(tmp_path: Path) -> None:
+    sim, d, path = _daemon(tmp_path, BASE.format(mode="auto"))
+    _ticks(d, 60)
+    path.write_text(BASE.format(mode="auto") + "gate:\n  cooldown_s: 10\n")
+    out = d.reload()
+    assert out.ok and "restored" not in out.message
+    assert sim.ra() == 2048 and d.loop.gate.config.cooldown_s == 10
+
+
+def test_switching_a_primitive_off_restores_its_held_change(tmp_path: Path) -> None:
+    sim, d, path = _daemon(tmp_path, BASE.format(mode="auto"))
+    _ticks(d, 60)
+    path.write_text(BASE.format(mode="auto") + "primitives:\n  block.read_ahead_kb: {enabled: false}\n")
+    assert d.reload().ok
+    assert sim.ra() == 128
+    _ticks(d, 40)  # and the gate never applies it again
+    assert sim.ra() == 128
+    rules = {a.get("rule") for a in _audit(tmp_path) if a["trigger"] == "diagnosis"}
+    assert "disabled" in rules
+
+
+def test_a_reload_of_a_broken_file_keeps_the_running_config(tmp_path: Path) -> None:
+    sim, d, path = _daemon(tmp_path, BASE.format(mode="auto") + "gate:\n  cooldown_s: 42\n")
+    _ticks(d, 60)
+    before = d.loop.gate.config
+    path.write_text("gate:\n  cooldown_s: [42\n")  # a syntax error
+    out = d.reload()
+    assert not out.ok and f"{path}:" in out.message and "running one stays" in out.message
+    assert d.loop.gate.config == before and d.mode == "auto" and sim.ra() == 2048
+    assert d.last_reload == out
+    refused = [a for a in _audit(tmp_path) if a["trigger"] == "config"]
+    assert refused and "YAML syntax" in str(refused[-1]["reason"])
+
+
+def test_a_changed_file_is_reloaded_at_the_next_tick(tmp_path: Path) -> None:
+    sim, d, path = _daemon(tmp_path, BASE.format(mode="observe"))
+    _ticks(d, 3)
+    time.sleep(0.01)  # a new mtime even on coarse clocks
+    path.write_text(BASE.format(mode="auto") + "\n")
+    d.tick()
+    assert d.mode == "auto"
+    _ticks(d, 60)
+    assert sim.ra() == 2048
+
+
+def test_a_mode_set_at_run_time_stands_until_the_file_changes_the_mode(tmp_path: Path) -> None:
+    _, d, path = _daemon(tmp_path, BASE.format(mode="observe"))
+    assert d.set_mode("recommend", "ops").ok and d.mode == "recommend"
+    path.write_text(BASE.format(mode="observe") + "gate:\n  cooldown_s: 5\n")
+    d.reload()
+    assert d.mode == "recommend"  # the file still says observe, as before: the person's choice stands
+    path.write_text(BASE.format(mode="auto"))
+    d.reload()
+    assert d.mode == "auto"
+
+
+def test_requests_from_other_threads_run_on_the_loop_thread(tmp_path: Path) -> None:
+    _, d, _ = _daemon(tmp_path, BASE.format(mode="observe"))
+    seen: list[str] = []
+    d.loop.run = lambda duration_s, sleep=None, after_step=None: _spin(d, after_step)  # type: ignore[method-assign]
+
+    def probe() -> object:
+        seen.append(threading.current_thread().name)
+        return d.set_mode("auto", "test")
+
+    d.start()
+    try:
+        out = d.submit(probe)  # type: ignore[arg-type]
+    finally:
+        d.loop.stop()
+        d._thread.join(5)  # type: ignore[union-attr]
+    assert out.ok and seen == ["idletune-loop"] and d.mode == "auto"
+
+
+def _spin(d: Daemon, after_step: object) -> None:
+    while not d.loop.stopping.is_set():
+        after_step()  # type: ignore[operator]
+        time.sleep(0.01)
+
+
+def test_the_api_changes_the_mode_with_the_token_and_audits_it(tmp_path: Path) -> None:
+    _, d, _ = _daemon(tmp_path, BASE.format(mode="observe"))
+    incident = Path(__file__).parent.parent / "evals/incidents/checkpoint-writeback-burst"
+    state = ServiceState(
+        ReplayObserver(incident), Guard(tmp_path / "state", lambda: fs_host(d.loop.executor.host)), control=d
+    )
+    client = TestClient(create_app(state, TOKEN))
+    assert client.get("/v1/mode").json()["mode"] == "observe"
+    assert client.post("/v1/mode", json={"mode": "auto"}).status_code == 401
+    assert client.post("/v1/mode", headers=AUTH, json={"mode": "fast"}).status_code == 422
+    r = client.post("/v1/mode", headers=AUTH, json={"mode": "auto", "by": "ops"})
+    assert r.status_code == 200 and r.json()["mode"] == "auto" and d.mode == "auto"
+    modes = [a for a in _audit(tmp_path) if a["trigger"] == "mode"]
+    assert modes and "observe -> auto, by ops" in str(modes[-1]["reason"])
+    r = client.post("/v1/reload", headers=AUTH, json={})
+    assert r.status_code == 200 and r.json()["last_reload"]["ok"]
+
+
+def test_without_a_loop_the_mode_endpoints_say_so(tmp_path: Path) -> None:
+    incident = Path(__file__).parent.parent / "evals/incidents/checkpoint-writeback-burst"
+    sim = Sim(tmp_path / "root")
+    state = ServiceState(ReplayObserver(incident), Guard(tmp_path / "state", lambda: fs_host(Host(sim.fs))))
+    client = TestClient(create_app(state, TOKEN))
+    assert client.get("/v1/mode").status_code == 409
+    r = client.post("/v1/reload", headers=AUTH, json={"collectors": True})
+    assert r.status_code == 409
+
+
+@pytest.mark.parametrize("bad", ["", "x" * 65, "a b"])
+def test_the_mode_body_is_strict(tmp_path: Path, bad: str) -> None:
+    _, d, _ = _daemon(tmp_path, BASE.format(mode="observe"))
+    incident = Path(__file__).parent.parent / "evals/incidents/checkpoint-writeback-burst"
+    state = ServiceState(
+        ReplayObserver(incident), Guard(tmp_path / "state", lambda: fs_host(d.loop.executor.host)), control=d
+    )
+    client = TestClient(create_app(state, TOKEN))
+    r = client.post("/v1/mode", headers=AUTH, json={"mode": "auto", "by": bad})
+    assert r.status_code == 422 and d.mode == "observe"
