@@ -231,3 +231,69 @@ def test_the_mode_body_is_strict(tmp_path: Path, bad: str) -> None:
     client = TestClient(create_app(state, TOKEN))
     r = client.post("/v1/mode", headers=AUTH, json={"mode": "auto", "by": bad})
     assert r.status_code == 422 and d.mode == "observe"
+
+
+def test_the_process_reloads_on_sighup_and_exits_cleanly_on_sigterm(tmp_path: Path) -> None:
+    """`idletune serve` on this host in observe mode (nothing is written): SIGHUP reloads the file
+    (audited), a run-time mode change goes through the API, SIGTERM ends it with status 0 after
+    its cleanup ran (uvicorn re-raises the signal it caught; the daemon must still stop its loop)."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    state = tmp_path / "state"
+    config = tmp_path / "config.yaml"
+    config.write_text(f"mode: observe\nbpf: false\nserver: {{port: {port}}}\n")
+    env = {**os.environ, "IDLETUNE_STATE_DIR": str(state)}
+    env.pop("IDLETUNE_CONFIG", None)
+    log = tmp_path / "serve.log"
+    root = Path(__file__).resolve().parent.parent
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agent.cli.main", "serve", "--config", str(config)],
+            cwd=root,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(base + "/v1/mode", timeout=2) as r:
+                    assert json.loads(r.read())["mode"] == "observe"
+                    break
+            except OSError:
+                assert proc.poll() is None, log.read_text()
+                time.sleep(0.3)
+        config.write_text(f"mode: observe\nbpf: false\nserver: {{port: {port}}}\ngate: {{cooldown_s: 7}}\n")
+        proc.send_signal(signal.SIGHUP)
+        token = (state / "token").read_text().strip()
+        req = urllib.request.Request(
+            base + "/v1/mode",
+            data=json.dumps({"mode": "recommend", "by": "test"}).encode(),
+            headers={"authorization": f"Bearer {token}", "content-type": "application/json"},
+        )
+        with urllib.request.urlopen(req, timeout=20) as r:
+            assert json.loads(r.read())["mode"] == "recommend"
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not any(
+            "config reloaded" in str(a.get("reason")) for a in _audit(tmp_path)
+        ):
+            time.sleep(0.3)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0, log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    triggers = [(a["trigger"], a.get("reason")) for a in _audit(tmp_path)]
+    assert ("mode", "mode observe -> recommend, by test") in triggers
+    assert any(t == "config" and "config reloaded" in str(r) for t, r in triggers), triggers

@@ -201,9 +201,16 @@ def _serve_live(loaded: Any, named: Path | None, llm: bool) -> None:
     directory, token = _prepare_state()
     jobs = operator_jobs([f"{n}={p}" for n, p in cfg.jobs.items()])
 
+    last_top: list[str] = [""]
+
     def echo(ev: LoopEvent) -> None:
-        if ev.kind != "diagnosis":  # one a review: the API and the dashboard carry them
-            _say(f"{ev.kind}: {ev.text}")
+        # A diagnosis comes every review: the log says when the top cause changes, the API the rest.
+        if ev.kind == "diagnosis":
+            top = ev.text.split(" ", 1)[0]
+            if top == last_top[0]:
+                return
+            last_top[0] = top
+        _say(f"{ev.kind}: {ev.text}")
 
     feed = live_feed(
         fs, interval_s=cfg.loop.interval_s, bpf=cfg.bpf, jobs=jobs, devices=cfg.devices, say=_say
@@ -249,8 +256,19 @@ def _run_http(state: Any, token: str, directory: Path, cfg: Any) -> None:
     if not _loopback(host):
         typer.echo(f"warning: listening on {host}: reads need no token; keep the port off untrusted networks")
     typer.echo(f"idletune: http://{host}:{port}/  (token in {directory / 'token'})")
-    # uvicorn handles SIGINT and SIGTERM: it returns, and the caller stops the loop.
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    # uvicorn handles SIGINT and SIGTERM by shutting down, then raises the signal again to the
+    # handler it found: a handler that returns lets it return here, so the caller's cleanup (stop
+    # the loop, restore its changes) runs instead of the default action killing the process.
+    old = {sig: signal.signal(sig, _stopping) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def _stopping(signum: int, frame: FrameType | None) -> None:
+    """Seen after uvicorn stopped serving; the caller stops the loop next."""
 
 
 @contextlib.contextmanager
