@@ -54,6 +54,9 @@ class GateConfig(BaseModel):
     disabled: frozenset[str] = Field(
         default_factory=frozenset, description="primitive ids the operator switched off"
     )
+    cooldowns: dict[str, float] = Field(
+        default_factory=dict, description="operator's cooldown per primitive id, instead of cooldown_s"
+    )
     tiers: dict[str, int] = Field(
         default_factory=dict, description="operator's tier per primitive id; only ever stricter than its own"
     )
@@ -266,8 +269,9 @@ class Gate:
                 "one_per_cause", f"the change to {self.busy[cause]} for {cause} is still being judged"
             )
         last = self._last_change.get(p.id)
-        if last is not None and now - last < self.config.cooldown_s:
-            wait = self.config.cooldown_s - (now - last)
+        cooldown = self.config.cooldowns.get(p.id, self.config.cooldown_s)
+        if last is not None and now - last < cooldown:
+            wait = cooldown - (now - last)
             return deny("cooldown", f"{p.id} changed {now - last:.0f} s ago; cooldown {wait:.0f} s more")
         recent = sum(1 for t in self._approved if now - t < self.config.rate_window_s)
         if recent >= self.config.rate_limit:

@@ -31,6 +31,7 @@ primitives:
     enabled: false
   vm.dirty_ratio:
     tier: 2
+    cooldown_s: 300
 effect:
   window_s: 20
 priorities:
@@ -81,7 +82,7 @@ def test_a_good_file_becomes_the_gate_and_loop_settings(tmp_path: Path) -> None:
     assert gate.mode == "auto" and gate.cooldown_s == 30 and gate.consensus == 2
     assert gate.bounds == {"block.read_ahead_kb": (128, 4096)}
     assert gate.disabled == frozenset({"vm.swappiness"}) and gate.tiers == {"vm.dirty_ratio": 2}
-    assert gate.priorities == {"bert": 5}
+    assert gate.priorities == {"bert": 5} and gate.cooldowns == {"vm.dirty_ratio": 300}
     lc = cfg.loop_config()
     assert lc.job == "testbed" and lc.effect.window_s == 20 and not lc.keep_on_exit
 

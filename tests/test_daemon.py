@@ -283,6 +283,11 @@ def test_the_process_reloads_on_sighup_and_exits_cleanly_on_sigterm(tmp_path: Pa
         )
         with urllib.request.urlopen(req, timeout=20) as r:
             assert json.loads(r.read())["mode"] == "recommend"
+        status = subprocess.run(
+            [sys.executable, "-m", "agent.cli.main", "status", "--json"],
+            cwd=root, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert json.loads(status.stdout)["agent"]["pid"] == proc.pid, status.stdout + status.stderr
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and not any(
             "config reloaded" in str(a.get("reason")) for a in _audit(tmp_path)
@@ -297,3 +302,4 @@ def test_the_process_reloads_on_sighup_and_exits_cleanly_on_sigterm(tmp_path: Pa
     triggers = [(a["trigger"], a.get("reason")) for a in _audit(tmp_path)]
     assert ("mode", "mode observe -> recommend, by test") in triggers
     assert any(t == "config" and "config reloaded" in str(r) for t, r in triggers), triggers
+    assert not (state / "agent.json").exists()  # the running agent's snapshot goes with it

@@ -243,3 +243,15 @@ def test_an_operator_tier_is_only_ever_stricter(tmp_path: Path) -> None:
     gate = _gate(tmp_path, Clock(), tiers={"vm.dirty_ratio": 0})
     [d] = gate.review(Proposal(actions=[_a("vm.dirty_ratio", 10)]), CUR, cause="x")  # type: ignore[arg-type]
     assert d.rule == "tier1.consensus" and d.decision == "deny"
+
+
+def test_a_primitive_may_have_its_own_cooldown(tmp_path: Path) -> None:
+    clock = Clock()
+    gate = _gate(tmp_path, clock, cooldown_s=60, cooldowns={"vm.swappiness": 600})
+    assert one(gate, _a("vm.swappiness", 40), cause="a") == ("approve", "tier0")
+    gate.applied(_a("vm.swappiness", 40), 60, "a", None, None, change_id=1)
+    gate.settled("a")
+    clock.t += 120  # past the host-wide cooldown, inside the primitive's own
+    assert one(gate, _a("vm.swappiness", 30), cause="b") == ("deny", "cooldown")
+    clock.t += 600
+    assert one(gate, _a("vm.swappiness", 30), cause="b") == ("approve", "tier0")

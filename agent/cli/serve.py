@@ -227,7 +227,13 @@ def _serve_live(loaded: Any, named: Path | None, llm: bool) -> None:
     observer = LoopObserver(feed.live, daemon.loop.window, feed.report)
     guard = Guard(directory, partial(live_host_opener, feed.live), audit_log=default_audit_path())
     state = ServiceState(observer, guard, interval_s=cfg.loop.interval_s, asker=_asker(llm), control=daemon)
-    daemon.after_tick = state.refresh
+    from agent.cli.auto import snapshot_path, write_snapshot
+
+    def after_tick() -> None:
+        state.refresh()
+        write_snapshot(daemon.loop)  # what `idletune status` shows of the running agent
+
+    daemon.after_tick = after_tick
     daemon.tick()  # the first sample and snapshot before the first request
     old = signal.getsignal(signal.SIGHUP)
 
@@ -242,6 +248,7 @@ def _serve_live(loaded: Any, named: Path | None, llm: bool) -> None:
     finally:
         for line in daemon.stop():
             _say(line)
+        snapshot_path().unlink(missing_ok=True)
         signal.signal(signal.SIGHUP, old)
 
 

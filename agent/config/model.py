@@ -66,6 +66,7 @@ class PrimitiveSettings(_Strict):
     tier: int | None = Field(
         default=None, ge=0, le=3, description="a stricter tier than the catalogue's (never a looser one)"
     )
+    cooldown_s: float | None = Field(default=None, ge=0, description="between its changes, instead of gate's")
 
 
 class Paths(_Strict):
@@ -168,6 +169,7 @@ class AgentConfig(_Strict):
             priorities=dict(self.priorities),
             disabled=frozenset(k for k, s in self.primitives.items() if not s.enabled),
             tiers={k: s.tier for k, s in self.primitives.items() if s.tier is not None},
+            cooldowns={k: s.cooldown_s for k, s in self.primitives.items() if s.cooldown_s is not None},
         )
 
     def loop_config(self) -> LoopConfig:
