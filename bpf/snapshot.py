@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +59,7 @@ class OffcpuRaw:
     migrations: int = 0
     blocked_total_ns: dict[int, int] = field(default_factory=dict)  # tid -> running total of ended sleeps
     sleeping_since_ns: dict[int, int] = field(default_factory=dict)  # tid -> ktime of a sleep in progress
+    born_ns: dict[int, int] = field(default_factory=dict)  # tid -> ktime its entry was taken
 
 
 @dataclass
@@ -118,6 +119,48 @@ def _task(c: Collector, tid: int, nslots: int) -> Any | None:
     return c.lookup("tasks", tid)
 
 
+@dataclass
+class TasksRaw:
+    """Per-thread entries of the scheduler collector: running totals, a sleep in progress."""
+
+    hist_total: dict[int, list[int]] = field(default_factory=dict)  # tid -> running TID_SLOTS counts
+    blocked_total_ns: dict[int, int] = field(default_factory=dict)
+    sleeping_since_ns: dict[int, int] = field(default_factory=dict)
+    born_ns: dict[int, int] = field(default_factory=dict)
+
+
+def read_tasks(cs: Sequence[Collector], tids: Iterable[int]) -> list[TasksRaw]:
+    """The entries of `tids` in each of `cs`, one thread's entries read back to back.
+
+    Each watched thread's entry is looked up once per collector; with two
+    instances of the program (a reload), a thread's two entries are read
+    microseconds apart.
+    """
+    out = [TasksRaw() for _ in cs]
+    nslots = [len(c.table("slots")) for c in cs]
+    for tid in tids:
+        for c, n, raw in zip(cs, nslots, out, strict=True):
+            t = _task(c, tid, n)
+            if t is None:
+                continue
+            raw.hist_total[tid] = [int(x) for x in t.hist]
+            raw.blocked_total_ns[tid] = int(t.blocked_ns)
+            raw.born_ns[tid] = int(t.born_ns)
+            if t.slept_ns:
+                raw.sleeping_since_ns[tid] = int(t.slept_ns)
+    return out
+
+
+def offcpu_of(tasks: TasksRaw, switches: int = 0, migrations: int = 0) -> OffcpuRaw:
+    return OffcpuRaw(
+        switches=switches,
+        migrations=migrations,
+        blocked_total_ns=tasks.blocked_total_ns,
+        sleeping_since_ns=tasks.sleeping_since_ns,
+        born_ns=tasks.born_ns,
+    )
+
+
 def read_sched(c: Collector, watch_tids: Iterable[int]) -> tuple[RunqRaw, OffcpuRaw]:
     """One read of the scheduler collector's maps.
 
@@ -129,16 +172,9 @@ def read_sched(c: Collector, watch_tids: Iterable[int]) -> tuple[RunqRaw, Offcpu
     """
     switches, migrations = c.array_delta("counters")
     rq = RunqRaw(host_ns={i: n for i, n in enumerate(c.array_delta("hist")) if n})
-    off = OffcpuRaw(switches=switches, migrations=migrations)
-    nslots = len(c.table("slots"))
-    for tid in watch_tids:
-        t = _task(c, tid, nslots)
-        if t is None:
-            continue
-        rq.per_tid_total[tid] = [int(n) for n in t.hist]
-        off.blocked_total_ns[tid] = int(t.blocked_ns)
-        if t.slept_ns:
-            off.sleeping_since_ns[tid] = int(t.slept_ns)
+    (tasks,) = read_tasks([c], watch_tids)
+    rq.per_tid_total = tasks.hist_total
+    off = offcpu_of(tasks, switches, migrations)
     for k, leaf in c.drain_hash("cgroups"):
         cg = rq.cgroups.setdefault(_u32(k), CgroupCounts())
         for per_cpu in leaf:
