@@ -7,6 +7,7 @@ probed from tracefs (event present, fields present), never from a version.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import ctypes.util
@@ -58,6 +59,10 @@ class CollectorSpec:
     # load (an older kernel's verifier refusing something): the collector stays live.
     fallback: str | None = None
     fallback_means: str = ""
+    # The counting maps, which a reload carries from the old instance to the new one:
+    # per-CPU arrays of running totals (read as deltas) and per-CPU hashes drained each read.
+    arrays: tuple[str, ...] = ()
+    drained: tuple[str, ...] = ()
 
     @property
     def path(self) -> Path:
@@ -77,6 +82,7 @@ COLLECTORS: dict[str, CollectorSpec] = {
             ),
             fallback="NO_ATOMICS",
             fallback_means="request starts in a hash (the kernel refused BPF atomics): slower, same figures",
+            drained=("lat", "stats"),
         ),
         # One program per hot tracepoint: run-queue latency, blocked time, switches and migrations.
         CollectorSpec(
@@ -90,6 +96,8 @@ COLLECTORS: dict[str, CollectorSpec] = {
                 _TP("sched", "sched_process_exit", ("pid",)),
                 _TP("sched", "sched_process_free", ("pid",)),
             ),
+            arrays=("hist", "counters"),
+            drained=("cgroups",),
         ),
         CollectorSpec(
             "vmscan",
@@ -115,10 +123,19 @@ COLLECTORS: dict[str, CollectorSpec] = {
                     ),
                 ),
             ),
+            arrays=("totals",),
         ),
-        CollectorSpec("writeback", "writeback.bpf.c", (_TP("writeback", "balance_dirty_pages", ("pause",)),)),
         CollectorSpec(
-            "filemap", "filemap.bpf.c", (_TP("filemap", "mm_filemap_add_to_page_cache", ("order",)),)
+            "writeback",
+            "writeback.bpf.c",
+            (_TP("writeback", "balance_dirty_pages", ("pause",)),),
+            arrays=("totals",),
+        ),
+        CollectorSpec(
+            "filemap",
+            "filemap.bpf.c",
+            (_TP("filemap", "mm_filemap_add_to_page_cache", ("order",)),),
+            arrays=("misses",),
         ),
     )
 }
@@ -183,6 +200,9 @@ class Collector:
     bpf: Any
     features: frozenset[str] = frozenset()  # optional parts compiled in (Feature.macro)
     _prev: dict[str, list[int]] = field(default_factory=dict)
+    # What a replaced instance counted after its last read, added to this one's next read.
+    _carried: dict[str, list[int]] = field(default_factory=dict)
+    _carried_items: dict[str, list[tuple[Any, Any]]] = field(default_factory=dict)
 
     def table(self, name: str) -> Any:
         return self.bpf.get_table(name.encode())
@@ -201,21 +221,24 @@ class Collector:
         now = self.array_totals(name)
         prev = self._prev.get(name, [0] * len(now))
         self._prev[name] = now
-        return [a - b for a, b in zip(now, prev, strict=True)]
+        delta = [a - b for a, b in zip(now, prev, strict=True)]
+        carried = self._carried.pop(name, None)
+        return delta if carried is None else [a + b for a, b in zip(delta, carried, strict=True)]
 
     def drain_hash(self, name: str) -> list[tuple[Any, Any]]:
         """Read and delete every entry of a hash map (per-CPU leaves stay per CPU)."""
+        carried = self._carried_items.pop(name, [])
         t = self.table(name)
         try:
             # One syscall that reads and deletes each entry atomically: nothing
             # added between the read and the delete can be lost.
-            return list(t.items_lookup_and_delete_batch())
+            return carried + list(t.items_lookup_and_delete_batch())
         except Exception:
             items = list(t.items())
             for k, _ in items:
                 with contextlib.suppress(KeyError):
                     del t[k]
-            return items
+            return carried + items
 
     def lookup(self, name: str, key: int) -> Any | None:
         """The value under a u32 key of a shared hash map or an array, or None."""
@@ -228,10 +251,66 @@ class Collector:
     def drops(self) -> int:
         return sum(self.array_totals("drops"))
 
+    def layout_differs(self, old: Collector) -> str | None:
+        """Why `old`'s counting maps cannot be carried into this instance's, or None when they can."""
+        spec = COLLECTORS[self.name]
+        for name in (*spec.arrays, *spec.drained):
+            a, b = _layout(old.table(name)), _layout(self.table(name))
+            if a != b:
+                return f"map {name} changed layout ({a} -> {b})"
+        return None
+
+    def take_over(self, old: Collector) -> None:
+        """Carry into this instance what `old` counted since its last read, and no more.
+
+        Both instances are attached and count the same events; this one's counts
+        so far were counted by `old` too. So each counting map of `old` is read
+        one last time and this instance's is read right after it, element by
+        element, and taken as this instance's baseline: the next read gets old's
+        last counts plus what this instance counted after its baseline. An event
+        that lands between the two reads of one element (microseconds) is counted
+        by neither, never by both.
+        """
+        spec = COLLECTORS[self.name]
+        for name in spec.arrays:
+            ot, nt = old.table(name), self.table(name)
+            old_now: list[int] = []
+            new_now: list[int] = []
+            for i in range(len(ot)):
+                old_now.append(int(sum(ot[ot.Key(i)])))
+                new_now.append(int(sum(nt[nt.Key(i)])))
+            prev = old._prev.get(name, [0] * len(old_now))
+            before = old._carried.get(name, [0] * len(old_now))
+            self._carried[name] = [a - b + c for a, b, c in zip(old_now, prev, before, strict=True)]
+            self._prev[name] = new_now
+        for name in spec.drained:
+            items = old.drain_hash(name)
+            self.drain_hash(name)
+            self._carried_items[name] = items
+
     def close(self) -> None:
         bpf, self.bpf = self.bpf, None
         if bpf is not None:
             bpf.cleanup()
+            # bcc registers cleanup at exit, which keeps every closed object alive:
+            # a daemon that reloads its collectors would pile them up.
+            with contextlib.suppress(Exception):
+                atexit.unregister(bpf.cleanup)
+
+
+def _layout(t: Any) -> tuple[int, int | None, int | None]:
+    """Capacity, key size and value size of a map (sizes None where the table has no ctypes types)."""
+
+    def size(typ: Any) -> int | None:
+        try:
+            return ctypes.sizeof(typ)
+        except TypeError:
+            return None
+
+    # A hash's len() is what it holds now; its capacity is max_entries.
+    entries = getattr(t, "max_entries", None)
+    capacity = int(len(t) if entries is None else entries)
+    return capacity, size(getattr(t, "Key", None)), size(getattr(t, "Leaf", None))
 
 
 def load(spec: CollectorSpec, bcc: ModuleType, with_features: frozenset[str] = frozenset()) -> Collector:
