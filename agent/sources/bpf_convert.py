@@ -92,6 +92,7 @@ class TidHists:
 
     def __init__(self) -> None:
         self._prev: dict[int, list[int]] = {}
+        self._carried: dict[int, Log2Hist] = {}  # counted by a replaced instance, not yet reported
 
     def interval(self, totals: Mapping[int, list[int]]) -> dict[int, Log2Hist]:
         out: dict[int, Log2Hist] = {}
@@ -102,8 +103,23 @@ class TidHists:
             hist = {i + TID_SLOT_BASE: a - b for i, (a, b) in enumerate(zip(now, prev, strict=True)) if a > b}
             if hist:
                 out[tid] = hist
+        for tid, hist in self._carried.items():
+            out[tid] = merge((out.get(tid, {}), hist))
+        self._carried = {}
         self._prev = {tid: list(v) for tid, v in totals.items()}
         return out
+
+    def handover(self, old: Mapping[int, list[int]], new: Mapping[int, list[int]]) -> None:
+        """A new instance of the program replaces the one whose final totals are `old`.
+
+        `new` are the new instance's totals read right after: it counted them
+        while both were attached, so they were counted in `old` too and become
+        the baseline; what `old` gained since the last interval is carried into
+        the next one.
+        """
+        carried = self.interval(old)
+        self.interval(new)
+        self._carried = carried
 
 
 def runq_metrics(
@@ -130,11 +146,19 @@ class BlockedCarry:
     start of a sleep in progress. A sleep in progress at a read is counted up
     to that read; when it ends, the part already counted is taken off, so each
     nanosecond of a long sleep lands in exactly one interval.
+
+    Across a reload (handover), a sleep that began before the new instance of
+    the program was attached is unknown to it: its entry appears only at the
+    thread's wakeup, when it is taken (born_ns). Until then the thread is still
+    asleep and is counted so here; then the sleep is counted up to that wakeup.
     """
 
     def __init__(self) -> None:
         self._total: dict[int, int] = {}  # tid -> running total at the previous read
         self._counted: dict[int, tuple[int, int]] = {}  # tid -> (sleep start ktime, ns already counted)
+        # tid -> ktime counted up to, of a sleep the running instance did not see begin
+        self._unseen: dict[int, int] = {}
+        self._carried: dict[int, int] = {}  # tid -> ns counted by a replaced instance, not yet reported
 
     def blocked_ns(self, tid: int, raw: OffcpuRaw, now_ns: int) -> int:
         total = raw.blocked_total_ns.get(tid, 0)
@@ -150,11 +174,45 @@ class BlockedCarry:
             part = now_ns - since
             ns += part
             self._counted[tid] = (since, part)
-        return max(ns, 0)
+        return max(ns, 0) + self._unseen_ns(tid, raw, now_ns) + self._carried.pop(tid, 0)
+
+    def _unseen_ns(self, tid: int, raw: OffcpuRaw, now_ns: int) -> int:
+        upto = self._unseen.pop(tid, None)
+        if upto is None:
+            return 0
+        if tid not in raw.blocked_total_ns:
+            # No entry: the program has seen neither a wakeup nor a switch of it, so it still sleeps.
+            self._unseen[tid] = max(upto, now_ns)
+            return max(now_ns - upto, 0)
+        # Its first event in this instance, which took the entry, was the wakeup.
+        woke = min(raw.born_ns.get(tid, upto), now_ns)
+        return max(woke - upto, 0)
+
+    def handover(self, old: OffcpuRaw, new: OffcpuRaw, tids: Iterable[int], cut_ns: int) -> None:
+        """A new instance of the program replaces the one whose final reading, at `cut_ns`, is `old`.
+
+        `new` is the new instance's reading right after; what it counted so far
+        was counted by `old` too, so its totals become the baseline. What `old`
+        gained since the last interval, a sleep in progress up to `cut_ns`
+        included, is carried into the next one. That sleep goes on in `new`:
+        seen begin there (its part up to `cut_ns` is taken off when it ends), or
+        not (counted here until the thread's entry appears at its wakeup).
+        """
+        for tid in tids:
+            self._carried[tid] = self.blocked_ns(tid, old, cut_ns)
+            self._total[tid] = new.blocked_total_ns.get(tid, 0)
+            counted = self._counted.pop(tid, None)
+            if counted is None:
+                continue
+            born = new.born_ns.get(tid)
+            if born is None or born >= cut_ns:
+                self._unseen[tid] = cut_ns
+            elif tid in new.sleeping_since_ns:
+                self._counted[tid] = (new.sleeping_since_ns[tid], counted[1])
 
     def forget_except(self, tids: Iterable[int]) -> None:
         keep = set(tids)
-        for d in (self._total, self._counted):
+        for d in (self._total, self._counted, self._unseen, self._carried):
             for tid in [t for t in d if t not in keep]:
                 del d[tid]
 
