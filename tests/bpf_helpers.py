@@ -79,15 +79,20 @@ class FakeBPF:
         self.cflags = list(cflags or [])
         if self.name in bcc.fail or any(f"-D{m}" not in self.cflags for m in bcc.needs.get(self.name, ())):
             raise Exception(f"Failed to compile BPF module {src_file!r}\nmore lines")
+        if self.name in bcc.pending:
+            bcc.tables[self.name] = bcc.pending.pop(self.name)
         self.tables = bcc.tables.setdefault(self.name, {"drops": FakeTable(array=[[0, 0]])})
         self.cleanups = 0
+        self.bcc = bcc
         bcc.loaded.append(self)
+        bcc.log.append(("attach", self))
 
     def get_table(self, name: bytes) -> FakeTable:
         return self.tables[name.decode()]
 
     def cleanup(self) -> None:
         self.cleanups += 1
+        self.bcc.log.append(("detach", self))
 
 
 class FakeBcc(ModuleType):
@@ -96,7 +101,10 @@ class FakeBcc(ModuleType):
         self.fail = fail or set()
         self.needs = needs or {}  # program -> macros without which it does not load
         self.tables: dict[str, dict[str, FakeTable]] = {}
+        # The maps the next instance of a program gets (a reload's), instead of the current ones.
+        self.pending: dict[str, dict[str, FakeTable]] = {}
         self.loaded: list[FakeBPF] = []
+        self.log: list[tuple[str, FakeBPF]] = []  # ("attach" | "detach", instance), in order
 
     def BPF(self, src_file: bytes, cflags: list[str] | None = None) -> FakeBPF:
         return FakeBPF(self, src_file, cflags)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -28,6 +29,20 @@ from core.sample import SourceStatus
 
 Jobs = Callable[[], dict[str, list[int]]]
 
+# How long a reload leaves both instances attached before the new one takes over:
+# what began before the new one was attached (a block request, a run-queue wait,
+# a reclaim) ends meanwhile and is measured by the old one, which saw it begin.
+SETTLE_S = 0.25
+
+
+@dataclass(frozen=True)
+class Reloaded:
+    """What a reload did to one collector: `ok` when a new instance took over; `reason` is one line."""
+
+    collector: str
+    ok: bool
+    reason: str
+
 
 @dataclass(frozen=True)
 class CgroupReading:
@@ -38,11 +53,33 @@ class CgroupReading:
     counts: dict[int, CgroupCounts]
 
 
+@dataclass(frozen=True)
+class Watch:
+    """The threads the scheduler collector reads: each job's, and each job's main thread."""
+
+    by_job: dict[str, set[int]]
+    mains: dict[str, int]
+
+    @property
+    def tids(self) -> set[int]:
+        return set(self.mains.values()).union(*self.by_job.values())
+
+
+def _live_status(spec: loader.CollectorSpec, c: loader.Collector) -> SourceStatus:
+    lacking = [f.macro for f in spec.optional if f.macro not in c.features]
+    # Live either way; what an optional part would have measured is said, not hidden.
+    notes = [f"without {', '.join(lacking)} (tracepoints not in this kernel)"] if lacking else []
+    if spec.fallback is not None and spec.fallback in c.features:
+        notes.append(f"{spec.fallback}: {spec.fallback_means}")
+    return SourceStatus(live=True, reason="; ".join(notes))
+
+
 class BpfSource:
     """Source protocol over the tracepoint collectors of `bpf/`.
 
     Collectors whose tracepoints this kernel lacks, or that fail to compile,
     are disabled one by one; the source is live while any collector runs.
+    reload() swaps the running programs for fresh builds while collecting.
     """
 
     name = "bpf"
@@ -70,6 +107,10 @@ class BpfSource:
         self._tid_hists = TidHists()
         self._last_ns = 0
         self._cgroups: CgroupReading | None = None
+        self._drops_before: dict[str, int] = {}  # drops of instances a reload replaced
+        # Held while maps are read or instances swapped: a reload may come from another thread.
+        self._lock = threading.Lock()
+        self._reloading = threading.Lock()
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -123,46 +164,154 @@ class BpfSource:
         except loader.LoadError as e:
             self._status[name] = SourceStatus(live=False, reason=str(e))
             return
-        lacking = [f.macro for f in spec.optional if f.macro not in feats]
-        # Live either way; what an optional part would have measured is said, not hidden.
-        notes = [f"without {', '.join(lacking)} (tracepoints not in this kernel)"] if lacking else []
-        if spec.fallback is not None and spec.fallback in self._loaded[name].features:
-            notes.append(f"{spec.fallback}: {spec.fallback_means}")
-        why = "; ".join(notes)
-        self._status[name] = SourceStatus(live=True, reason=why)
+        self._status[name] = _live_status(spec, self._loaded[name])
 
     def close(self) -> None:
         """Detach every collector; idempotent, and safe after an interrupted start or collect."""
-        while self._loaded:
-            # Pop before cleaning up so a second close (say, from a signal handler
-            # that fires meanwhile) never detaches the same object twice.
-            name, c = self._loaded.popitem()
-            with contextlib.suppress(Exception):
-                self._drops[name] = c.drops()
-            c.close()
-            self._status[name] = SourceStatus(live=False, reason="closed")
+        with self._lock:
+            while self._loaded:
+                # Pop before cleaning up so a second close (say, from a signal handler
+                # that fires meanwhile) never detaches the same object twice.
+                name, c = self._loaded.popitem()
+                with contextlib.suppress(Exception):
+                    self._drops[name] = self._drops_before.get(name, 0) + c.drops()
+                c.close()
+                self._status[name] = SourceStatus(live=False, reason="closed")
+
+    # -- reload ------------------------------------------------------------
+
+    def reload(self, settle_s: float = SETTLE_S) -> tuple[bool, str]:
+        """Replace every running collector with a fresh build of its program, counts carried over.
+
+        True when each one was replaced; the line names what was done to each.
+
+        The next collect covers its whole interval across the swap. What it
+        holds, exactly and where not:
+        - Event counts and histograms (switches, migrations, block ops and
+          bytes, latency, reclaim, throttling, misses): each event once; one
+          landing between the two reads of a map element at the swap
+          (microseconds apart) is counted by neither (loader.Collector.take_over).
+        - Watched threads' run-queue histograms and blocked time: carried
+          thread by thread; a sleep in progress at the swap goes on being
+          counted, up to the wakeup the new instance sees (BlockedCarry).
+        - Not measured: a duration that began before the new instance was
+          attached and is still going at the swap, `settle_s` later (a block
+          request, a run-queue wait, a reclaim): the new instance never saw it
+          begin. Its block request still counts in ops and bytes.
+        - Per-cgroup counts (cgroups()): per thread, what it had not yet
+          flushed to its cgroup at the swap (normally under 8 ms of its
+          activity, sched.bpf.c FLUSH_NS) may be counted twice or not at all,
+          and the time on CPU of a thread that ran through the whole overlap
+          without a switch is lost.
+        """
+        done = self.reload_each(settle_s)
+        if not done:
+            return True, "no collector running"
+        replaced = [r.collector for r in done if r.ok]
+        parts = [f"{', '.join(replaced)} reloaded"] if replaced else []
+        parts += [f"{r.collector} {r.reason}" for r in done if not r.ok]
+        return all(r.ok for r in done), "; ".join(parts)
+
+    def reload_each(self, settle_s: float = SETTLE_S) -> list[Reloaded]:
+        """Reload each running collector in turn (see reload); one result per collector.
+
+        Collectors that are not running are left alone: what kept them from
+        starting is in collector_status().
+        """
+        if not self._reloading.acquire(blocking=False):
+            return [Reloaded(n, False, "not reloaded: a reload is already under way") for n in self._loaded]
+        try:
+            names = list(self._loaded)
+            if not names:
+                return []
+            try:
+                bcc = importlib.import_module("bcc")
+            except Exception as e:
+                why = f"kept running: bcc not importable ({type(e).__name__})"
+                return [Reloaded(n, False, why) for n in names]
+            tracefs = loader.find_tracefs(self._fs)
+            if tracefs is None:
+                return [Reloaded(n, False, "kept running: tracefs not mounted") for n in names]
+            done = [self._reload_one(n, bcc, tracefs, settle_s) for n in names]
+            loader.release_compiler_memory()
+            return done
+        finally:
+            self._reloading.release()
+
+    def _reload_one(self, name: str, bcc: ModuleType, tracefs: str, settle_s: float) -> Reloaded:
+        """Load and attach a new instance, let both run `settle_s`, then swap them.
+
+        The new instance is attached before the old one is read for the last
+        time and detached, so no event goes unseen; loader.Collector.take_over
+        says how nothing is counted twice meanwhile. When the new instance
+        cannot be built, the old one keeps running.
+        """
+        spec = loader.COLLECTORS[name]
+        missing = loader.probe(spec, self._fs, tracefs)
+        if missing is not None:
+            return Reloaded(name, False, f"kept running: {missing}")
+        feats = loader.probe_features(spec, self._fs, tracefs)
+        try:
+            new = loader.load(spec, bcc, feats)
+        except loader.LoadError as e:
+            return Reloaded(name, False, f"kept running: {e}")
+        retired = new  # whichever instance is left over: the new one until the swap
+        try:
+            time.sleep(settle_s)
+            watch = self._watch() if name == "sched" else None
+            with self._lock:
+                old = self._loaded.get(name)
+                if old is None:
+                    return Reloaded(name, False, "not reloaded: the source was closed meanwhile")
+                differs = new.layout_differs(old)
+                if differs is not None:
+                    return Reloaded(name, False, f"kept running: the new build's {differs}; restart idletune")
+                self._swap(name, old, new, watch)
+                self._loaded[name] = new
+                self._status[name] = _live_status(spec, new)
+                retired = old
+            return Reloaded(name, True, "reloaded")
+        finally:
+            # Outside the lock: detaching waits for RCU grace periods (tens of ms per
+            # tracepoint). The old instance counts on until then, into maps no one reads.
+            retired.close()
+
+    def _swap(self, name: str, old: loader.Collector, new: loader.Collector, watch: Watch | None) -> None:
+        """Carry what `old` counted since the last collect into `new`'s next one."""
+        with contextlib.suppress(Exception):
+            self._drops_before[name] = self._drops_before.get(name, 0) + old.drops()
+        new.take_over(old)
+        if watch is None:
+            return
+        # The per-thread running totals of the watched threads, read from both.
+        cut_ns = time.monotonic_ns()
+        was, now = snapshot.read_tasks([old, new], watch.tids)
+        self._tid_hists.handover(was.hist_total, now.hist_total)
+        self._carry.handover(snapshot.offcpu_of(was), snapshot.offcpu_of(now), watch.mains.values(), cut_ns)
 
     # -- reading -----------------------------------------------------------
 
     def collect(self) -> dict[str, float]:
+        watch = self._watch() if self._loaded else None
+        with self._lock:
+            return self._collect(watch)
+
+    def _collect(self, watch: Watch | None) -> dict[str, float]:
         if not self._loaded:
             return {}
         now = time.monotonic_ns()
         elapsed_s = max((now - self._last_ns) / 1e9, 1e-3)
         self._last_ns = now
-        jobs = self._jobs() if self._jobs is not None else {}
         out: dict[str, float] = {}
         loaded = dict(self._loaded)
         if (c := loaded.get("block")) is not None:
             out.update(block_metrics(snapshot.read_block(c), elapsed_s, self._names, self._seen_devs))
         if (c := loaded.get("sched")) is not None:
-            tids = {job: self._tids(pids) for job, pids in jobs.items() if pids}
-            mains = {job: pids[0] for job, pids in jobs.items() if pids}
-            watch = set(mains.values()).union(*tids.values())
-            rq, off = snapshot.read_sched(c, watch)
-            out.update(runq_metrics(rq, tids, self._tid_hists))
+            watch = watch or Watch({}, {})
+            rq, off = snapshot.read_sched(c, watch.tids)
+            out.update(runq_metrics(rq, watch.by_job, self._tid_hists))
             self._cgroups = CgroupReading(t=time.time(), elapsed_s=elapsed_s, counts=rq.cgroups)
-            out.update(offcpu_metrics(off, elapsed_s, mains, self._carry, time.monotonic_ns()))
+            out.update(offcpu_metrics(off, elapsed_s, watch.mains, self._carry, time.monotonic_ns()))
         if (c := loaded.get("vmscan")) is not None:
             out.update(vmscan_metrics(snapshot.read_vmscan(c), elapsed_s))
         if (c := loaded.get("writeback")) is not None:
@@ -175,6 +324,14 @@ class BpfSource:
         """Per-cgroup counts of the last collect (None before one, or without the sched collector)."""
         return self._cgroups
 
+    def _watch(self) -> Watch:
+        """The threads of each job, read before taking the lock (it lists /proc)."""
+        jobs = self._jobs() if self._jobs is not None else {}
+        return Watch(
+            by_job={job: self._tids(pids) for job, pids in jobs.items() if pids},
+            mains={job: pids[0] for job, pids in jobs.items() if pids},
+        )
+
     def _tids(self, pids: list[int]) -> set[int]:
         """Threads of the given processes (a process that exited contributes none)."""
         out: set[int] = set()
@@ -184,10 +341,11 @@ class BpfSource:
 
     def drops(self) -> dict[str, int]:
         """Events lost to full maps since start, per collector."""
-        out = dict(self._drops)
-        for name, c in list(self._loaded.items()):
-            out[name] = c.drops()
-        return out
+        with self._lock:
+            out = dict(self._drops)
+            for name, c in self._loaded.items():
+                out[name] = self._drops_before.get(name, 0) + c.drops()
+            return out
 
     def collector_status(self) -> dict[str, SourceStatus]:
         return dict(self._status)
