@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
-from agent.sources.base import Source
+from agent.sources.base import Reloadable, Source
 from core.sample import Sample, SourceStatus
 from core.window import Window
 
@@ -114,6 +114,28 @@ class Collector:
                     out[f"{src.name}.{key}"] = int(n)
             except Exception:  # drop counts are advisory; a closed source may refuse
                 continue
+        return out
+
+    def reload(self) -> list[tuple[str, bool, str]]:
+        """Reload the sources that can be, leaving the others and the interval as they are.
+
+        One (source, ok, line) per source: a source that is not running, or that
+        reads afresh each interval, has nothing to reload and is ok.
+        """
+        out: list[tuple[str, bool, str]] = []
+        for src in self.sources:
+            if src not in self._live:
+                st = self._status.get(src.name)
+                why = f"not running ({st.reason})" if st is not None and st.reason else "not running"
+                out.append((src.name, True, why))
+            elif isinstance(src, Reloadable):
+                try:
+                    ok, line = src.reload()
+                except Exception as exc:  # a bug in one source must not stop the others' reload
+                    ok, line = False, f"reload failed: {one_line(exc)}"
+                out.append((src.name, ok, line))
+            else:
+                out.append((src.name, True, "nothing to reload"))
         return out
 
     def stop(self) -> None:

@@ -100,6 +100,16 @@ class LiveHost:
             notes=list(self.jobs.notes),
         )
 
+    def reload_collectors(self) -> tuple[bool, str]:
+        """Replace the running eBPF programs with fresh builds, counts carried over.
+
+        The other sources, the jobs and the window are untouched, and the next
+        sample covers its whole interval. True when every source that can be
+        reloaded was; the text has one line per source.
+        """
+        done = self.collector.reload()
+        return all(ok for _, ok, _ in done), "\n".join(f"{name}: {line}" for name, _, line in done)
+
     def close(self) -> None:
         self.collector.close()
 

@@ -24,3 +24,18 @@ class Source(Protocol):
     def collect(self) -> dict[str, float]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class Reloadable(Protocol):
+    """A source whose collectors can be replaced while it runs (a new build of its programs).
+
+    `reload` keeps the source collecting throughout: the next `collect` covers
+    the whole interval across the swap. It returns whether everything was
+    replaced and one line saying what was done; a part that could not be
+    replaced keeps running and the line says why.
+    """
+
+    name: str
+
+    def reload(self) -> tuple[bool, str]: ...
