@@ -411,7 +411,7 @@ def test_a_reload_under_load_loses_nothing_and_counts_nothing_twice(tmp_path: Pa
 
             assert (ok, line) == (True, "block, sched reloaded")
             assert _bpf_fds() == fds, "the old instances must be detached and closed"
-            # Every read once: the reload's overlap (SETTLE_S, ~10k reads here) would show.
+            # Every read once: counting the reload's overlap twice (SETTLE_S: thousands of reads) would show.
             assert n1 > 5000
             assert m1[f"io.{dev}.read_iops"] * elapsed1 == pytest.approx(n1, rel=0.002, abs=5)
             # Asleep the whole interval, though the instance now running never saw the sleep begin.

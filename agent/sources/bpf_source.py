@@ -108,8 +108,9 @@ class BpfSource:
         self._last_ns = 0
         self._cgroups: CgroupReading | None = None
         self._drops_before: dict[str, int] = {}  # drops of instances a reload replaced
-        # Held while maps are read or instances swapped: a reload may come from another thread.
-        self._lock = threading.Lock()
+        # Held while maps are read or instances swapped: a reload may come from another
+        # thread. Reentrant, so a close from a signal handler in the middle of one returns.
+        self._lock = threading.RLock()
         self._reloading = threading.Lock()
 
     # -- lifecycle ---------------------------------------------------------
