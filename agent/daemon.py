@@ -196,11 +196,14 @@ class Daemon:
         return Outcome(True, msg)
 
     def reload_collectors(self) -> Outcome:
+        """A new build of each eBPF program attached before the old one goes, counts carried over.
+
+        Called from the asking thread, not the loop's: a compile takes seconds, and the sources
+        let the loop go on collecting while it runs."""
         live = self.feed.live
-        reload = getattr(live, "reload_collectors", None)
-        if reload is None:
+        if live is None:
             return Outcome(False, "this daemon watches no live collectors to reload")
-        ok, msg = reload()
+        ok, msg = live.reload_collectors()
         self.loop.audit.write("config", reason=f"collectors reloaded: {msg}" if ok else f"collectors: {msg}")
         return Outcome(bool(ok), str(msg))
 

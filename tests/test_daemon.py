@@ -303,3 +303,31 @@ def test_the_process_reloads_on_sighup_and_exits_cleanly_on_sigterm(tmp_path: Pa
     assert ("mode", "mode observe -> recommend, by test") in triggers
     assert any(t == "config" and "config reloaded" in str(r) for t, r in triggers), triggers
     assert not (state / "agent.json").exists()  # the running agent's snapshot goes with it
+
+
+class _FakeLive:
+    def __init__(self, ok: bool) -> None:
+        self.ok = ok
+        self.calls = 0
+
+    def reload_collectors(self) -> tuple[bool, str]:
+        self.calls += 1
+        return self.ok, "bpf: block, sched reloaded" if self.ok else "bpf: sched kept running: compile failed"
+
+
+@pytest.mark.parametrize("ok", [True, False])
+def test_the_api_reloads_the_collectors_and_says_how_it_went(tmp_path: Path, ok: bool) -> None:
+    _, d, _ = _daemon(tmp_path, BASE.format(mode="observe"))
+    live = _FakeLive(ok)
+    d.feed.live = live  # type: ignore[assignment]
+    incident = Path(__file__).parent.parent / "evals/incidents/checkpoint-writeback-burst"
+    state = ServiceState(
+        ReplayObserver(incident), Guard(tmp_path / "state", lambda: fs_host(d.loop.executor.host)), control=d
+    )
+    client = TestClient(create_app(state, TOKEN))
+    assert client.post("/v1/reload", json={"collectors": True}).status_code == 401 and live.calls == 0
+    r = client.post("/v1/reload", headers=AUTH, json={"collectors": True})
+    assert r.status_code == 200 and live.calls == 1
+    assert r.json()["collectors"] == {"ok": ok, "message": live.reload_collectors()[1]}
+    reasons = [str(a.get("reason")) for a in _audit(tmp_path) if a["trigger"] == "config"]
+    assert any(("collectors reloaded" if ok else "collectors: bpf: sched kept") in x for x in reasons)

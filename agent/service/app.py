@@ -295,7 +295,7 @@ def create_app(state: ServiceState, token: str) -> FastAPI:
         d.submit(d.reload)
         collectors = None
         if body.collectors:
-            out = d.submit(d.reload_collectors, timeout_s=120.0)
+            out = d.reload_collectors()
             collectors = Outcome(ok=out.ok, message=out.message)
         return _mode_doc(d, collectors)
 
