@@ -263,6 +263,19 @@ class Executor:
             return "restored values differ: " + ", ".join([*diff, *errors]), notes
         return None, notes
 
+    def in_force(self, change_id: int) -> bool | None:
+        """Whether a managed change's value acts on the workload now. A trainer puts loader
+        changes in force at its next epoch; readahead reaches loaders once they reopen their
+        files. None: no such managed change, or its state cannot be read now (a hook gone)."""
+        change = self._changes.get(change_id)
+        p = self._lookup(change.primitive) if change is not None else None
+        if change is None or p is None:
+            return None
+        try:
+            return p.in_force(self.host, change.target, change.value)
+        except (OSError, LookupError, ValueError):
+            return None
+
     # -- undo ------------------------------------------------------------------
 
     def revert(self, change_id: int) -> ExecResult:

@@ -232,6 +232,11 @@ class Primitive(ABC):
         """Follow-ups once a value is written (or restored); returns what was done, in words."""
         return []
 
+    def in_force(self, host: Host, target: Target, value: KnobValue) -> bool:
+        """Whether `value`, written, now acts on the workload; by default at once (the executor
+        read it back). Raises OSError or LookupError when that cannot be read now."""
+        return True
+
 
 def valid_name(name: str) -> bool:
     return re.fullmatch(NAME_PATTERN, name) is not None

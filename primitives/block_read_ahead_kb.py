@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 
 from core.diagnosis import Category
-from core.knob import Target
+from core.knob import KnobValue, Target
 from primitives.base import IntRange, Reach, StepLimit, TargetKind, Tier
 from primitives.channels import REOPEN_FILES
 from primitives.host import Host
@@ -26,15 +26,22 @@ class ReadAhead(BlockQueue):
                 done.append(f"job {job}: its hook cannot reopen files; its loaders keep the old readahead")
                 continue
             ack = host.trainer.reopen_files(job)
-            done.append(
-                f"job {job}: "
-                + (
-                    "loader workers restarted to reopen their files"
-                    if ack.ok
-                    else f"reopening files refused: {ack.reason}"
-                )
-            )
+            if not ack.ok:
+                said = f"reopening files refused: {ack.reason}"
+            elif ack.pending:
+                said = "loader workers restart to reopen their files at the trainer's next epoch"
+            else:
+                said = "loader workers restarted to reopen their files"
+            done.append(f"job {job}: {said}")
         return done
+
+    def in_force(self, host: Host, target: Target, value: KnobValue) -> bool:
+        # In force for the loaders once the jobs asked to reopen their files have done so. No
+        # hook: nothing to reopen through, so as in force as it will get (files opened from now
+        # on take it). A job that cannot reopen, or refused, is not waited for either.
+        if host.trainer is None:
+            return True
+        return not any(host.trainer.awaiting(job, REOPEN_FILES) for job in host.trainer.jobs())
 
 
 PRIMITIVE = ReadAhead(

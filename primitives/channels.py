@@ -53,6 +53,11 @@ class TrainerChannel(Protocol):
         """Restart the loader's workers so that they open their files again."""
         ...
 
+    def awaiting(self, job: str, key: str) -> bool:
+        """Whether a request for `key` (or `reopen_files`) that the job accepted for its next safe
+        point is still waiting there: some rank has not yet confirmed it in force (nor refused it)."""
+        ...
+
 
 REOPEN_FILES = "reopen_files"
 

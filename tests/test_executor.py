@@ -150,6 +150,22 @@ def test_a_change_the_trainer_defers_is_pending_and_managed(tmp_path: Path) -> N
     assert fh.trainer.state["resnet"]["loader.workers"] == 4
 
 
+def test_in_force_says_when_a_change_acts(tmp_path: Path) -> None:
+    fh = fake_host(tmp_path, cpus=8)
+    fh.trainer.deferred.add("loader.workers")
+    ex = Executor(fh.host)
+    sysctl = ex.apply(_a("vm.dirty_ratio", 15))
+    assert sysctl.status == "applied" and ex.in_force(sysctl.change_id or 0) is True  # at once
+    res = ex.apply(_a("loader.workers", 6, "resnet"))
+    cid = res.change_id or 0
+    assert res.status == "pending" and ex.in_force(cid) is False
+    fh.trainer.land()  # the trainer's next epoch
+    assert ex.in_force(cid) is True
+    del fh.trainer.state["resnet"]  # the job ended: nothing to read
+    assert ex.in_force(cid) is None
+    assert ex.in_force(999) is None  # not a managed change
+
+
 def test_reverting_a_change_still_pending_cancels_it(tmp_path: Path) -> None:
     fh = fake_host(tmp_path, cpus=8)
     fh.trainer.deferred.add("loader.workers")

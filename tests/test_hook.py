@@ -282,6 +282,27 @@ def test_reopen_files_rebuilds_with_the_same_settings(
 
 
 @pytest.mark.usefixtures("fast")
+def test_a_reopen_put_off_to_the_next_epoch_is_confirmed_when_it_happens(
+    agent: TrainerSource, state: str, hooks: list[WatchedLoader[Any]]
+) -> None:
+    rebuilds = Rebuilds(20)
+    w = watched(hooks, FakeLoader(150), state, rebuild=rebuilds)
+    control = TrainerControl(agent)
+    assert wait_for(lambda: control.jobs() == ["resnet50"])
+    loop = TrainLoop(w, epochs=2, step_s=0.02)  # a 3 s first epoch
+    loop.start()
+    time.sleep(0.1)
+    ack = control.reopen_files("resnet50", timeout_s=0.3)
+    assert ack.ok and ack.pending and control.awaiting("resnet50", "reopen_files")
+    assert rebuilds.calls == []
+    assert wait_for(lambda: not control.awaiting("resnet50", "reopen_files"), timeout=10)
+    assert rebuilds.calls == [{"workers": 4, "prefetch_factor": 2}]  # the epoch boundary reopened them
+    loop.stop.set()
+    loop.join(5)
+    assert loop.error is None
+
+
+@pytest.mark.usefixtures("fast")
 def test_a_failing_rebuild_is_refused_and_training_goes_on(
     agent: TrainerSource, state: str, hooks: list[WatchedLoader[Any]]
 ) -> None:

@@ -215,10 +215,25 @@ def test_readahead_without_a_hook_says_running_loaders_keep_the_old_value(tmp_pa
 def test_hook_that_cannot_reopen_is_not_asked(tmp_path: Path) -> None:
     fh = fake_host(tmp_path)
     fh.trainer.can_reopen = False
-    res = Executor(fh.host).apply(
-        Action(primitive="block.read_ahead_kb", target="nvme0n1", value=2048, reason="t")
-    )
+    ex = Executor(fh.host)
+    res = ex.apply(Action(primitive="block.read_ahead_kb", target="nvme0n1", value=2048, reason="t"))
     assert fh.trainer.reopened == [] and any("cannot reopen" in n for n in res.notes)
+    assert ex.in_force(res.change_id or 0) is True  # nothing to wait for
+
+
+def test_readahead_is_in_force_once_the_loaders_reopened_their_files(tmp_path: Path) -> None:
+    fh = fake_host(tmp_path)
+    fh.trainer.deferred.add("reopen_files")
+    ex = Executor(fh.host)
+    res = ex.apply(Action(primitive="block.read_ahead_kb", target="nvme0n1", value=2048, reason="t"))
+    assert res.status == "applied" and any("next epoch" in n for n in res.notes)
+    assert ex.in_force(res.change_id or 0) is False
+    fh.trainer.land()
+    assert ex.in_force(res.change_id or 0) is True
+    # No hook attached: nothing to reopen through, in force at once.
+    ex = Executor(Host(fh.fs))
+    res = ex.apply(Action(primitive="block.read_ahead_kb", target="vdb", value=2048, reason="t"))
+    assert ex.in_force(res.change_id or 0) is True
 
 
 # -- trainer primitives need a hook for the job ----------------------------------------------

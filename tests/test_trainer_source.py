@@ -6,7 +6,8 @@ import json
 import os
 import socket
 import stat
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,11 @@ from agent.hook.counters import Counters
 from agent.sources.base import Source
 from agent.sources.trainer import TrainerSource
 from agent.sources.trainer_control import TrainerControl
+from core.proposal import Action
+from guardrails.executor import Executor
 from primitives.channels import TrainerChannel
+from primitives.host import Host
+from tests.fakes.fake_kernel import make_root
 from tests.hook_helpers import wait_for
 
 
@@ -166,6 +171,63 @@ def test_control_goes_to_every_rank_and_one_refusal_refuses(agent: TrainerSource
     (ack,) = result
     assert not ack.ok and ack.reason.startswith("no") and "1 of 2 ranks refused" in ack.reason
     assert wait_for(lambda: control.get("j", "loader.workers") == 6)  # rank 0 did change
+
+
+def _in_thread(call: Callable[[], Any]) -> tuple[threading.Thread, list[Any]]:
+    out: list[Any] = []
+    t = threading.Thread(target=lambda: out.append(call()))
+    t.start()
+    return t, out
+
+
+def test_a_deferred_change_is_in_force_once_every_rank_confirmed_it(
+    agent: TrainerSource, tmp_path: Path
+) -> None:
+    r0, r1 = Peer(agent.path), Peer(agent.path)
+    r0.hello("j", 1000, 0)
+    r1.hello("j", 1001, 1)
+    control = TrainerControl(agent, timeout_s=0.5)
+    assert wait_for(lambda: len(agent.peers("j")) == 2 and all(p.job for p in agent.peers("j")))
+    ex = Executor(Host(make_root(tmp_path / "root", cpus=8), trainer=control))
+    t, out = _in_thread(lambda: ex.apply(Action(primitive="loader.workers", target="j", value=6, reason="t")))
+    a, b = r0.recv(), r1.recv()
+    for peer, req in ((r0, a), (r1, b)):  # accepted for the next epoch; 4 is in force
+        peer.send(type="ack", id=req["id"], key="loader.workers", ok=True, value=4, pending=True, reason="")
+    t.join(5)
+    (res,) = out
+    assert res.status == "pending" and res.after == 4, res  # managed, not taken for a failed write
+    cid = res.change_id
+    assert control.awaiting("j", "loader.workers") and ex.in_force(cid) is False
+    r0.send(type="ack", id=a["id"], key="loader.workers", ok=True, value=6, pending=False, reason="")
+    assert wait_for(lambda: control.get("j", "loader.workers") == 6)
+    assert ex.in_force(cid) is False  # rank 1 still runs the old loader
+    r1.send(type="ack", id=b["id"], key="loader.workers", ok=True, value=6, pending=False, reason="")
+    assert wait_for(lambda: ex.in_force(cid) is True)
+    assert not control.awaiting("j", "loader.workers")
+
+
+def test_a_reopen_past_the_timeout_is_awaited_until_its_final_ack_or_the_hook_leaves(
+    agent: TrainerSource,
+) -> None:
+    p = Peer(agent.path)
+    p.hello("j", 1000, None)
+    control = TrainerControl(agent, timeout_s=0.3)
+    assert wait_for(lambda: control.jobs() == ["j"])
+    for leaves in (False, True):
+        t, out = _in_thread(lambda: control.reopen_files("j"))
+        req = p.recv()
+        assert req["type"] == "reopen_files"
+        p.send(type="ack", id=req["id"], key="reopen_files", ok=True, value=None, pending=True, reason="")
+        t.join(5)
+        (ack,) = out
+        assert ack.ok and ack.pending and control.awaiting("j", "reopen_files")
+        if leaves:
+            p.sock.close()
+        else:
+            p.send(
+                type="ack", id=req["id"], key="reopen_files", ok=True, value=None, pending=False, reason=""
+            )
+        assert wait_for(lambda: not control.awaiting("j", "reopen_files"))
 
 
 def test_silent_hook_times_out_and_a_gone_one_is_refused(agent: TrainerSource) -> None:

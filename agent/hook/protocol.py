@@ -18,7 +18,12 @@ Agent to hook:
 
 An ack with `pending: true` means accepted, to take effect at the next safe point
 (the next epoch); a second ack with `pending: false` follows when it has (or a
-refusal if applying failed). `value` is always the value in force when sent.
+refusal if applying failed, or when a newer request for the same key superseded
+it). `value` is always the value in force when sent. `reopen_files` is answered
+the same way, under the key `reopen_files` and with no value: its second ack says
+the loader's workers were restarted and have opened their files again. The agent
+takes a change as in force only on that second ack (and the next metrics line's
+`knobs`), however long after the request it comes.
 """
 
 from __future__ import annotations

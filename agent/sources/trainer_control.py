@@ -3,8 +3,10 @@
 A request goes to every rank of the job and is answered when every rank has
 answered finally, or at the timeout. Worker count and prefetch take effect at the
 trainer's next epoch: when that is further off than the timeout, the answer is
-ok with the value in force now (the old one) and a reason saying it is pending;
-`get` shows the new value once the hook reports it applied.
+ok and pending, with the value in force now (the old one) and a reason saying so;
+`get` shows the new value once the hook reports it applied. Such a request is kept
+until every rank's final answer has come (`awaiting`), so that the agent knows when
+a deferred change, or a reopening of files, is in force.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ DEFAULT_TIMEOUT_S = 5.0
 
 @dataclass
 class _Request:
+    job: str
     key: str
     waiting: set[int]  # conn ids without a final answer yet
     finals: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -38,6 +41,8 @@ class TrainerControl:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._requests: dict[str, _Request] = {}
+        # Answered pending at the timeout: kept until every rank's final answer (or disconnect).
+        self._late: dict[str, _Request] = {}
         source.on_ack = self._on_ack
         source.on_disconnect = self._on_disconnect
 
@@ -69,6 +74,10 @@ class TrainerControl:
     def reopen_files(self, job: str, *, timeout_s: float | None = None) -> Ack:
         return self._ask(job, REOPEN_FILES, {"type": "reopen_files"}, timeout_s)
 
+    def awaiting(self, job: str, key: str) -> bool:
+        with self._lock:
+            return any(r.job == job and r.key == key and r.waiting for r in self._late.values())
+
     # -- requests --------------------------------------------------------------------------
 
     def _peers(self, job: str) -> list[Peer]:
@@ -81,7 +90,7 @@ class TrainerControl:
         if not peers:
             return Ack(ok=False, reason=f"no trainer hook is attached for job {job!r}")
         rid = f"r{next(self._ids)}"
-        req = _Request(key=key, waiting={p.conn_id for p in peers})
+        req = _Request(job=job, key=key, waiting={p.conn_id for p in peers})
         with self._lock:
             self._requests[rid] = req
         for p in peers:
@@ -90,7 +99,10 @@ class TrainerControl:
         req.done.wait(self.timeout_s if timeout_s is None else timeout_s)
         with self._lock:
             self._requests.pop(rid, None)
-            return _combine(req, peers)
+            ack = _combine(req, peers)
+            if ack.pending:
+                self._late[rid] = req
+            return ack
 
     def _on_ack(self, conn_id: int, msg: dict[str, Any]) -> None:
         rid = msg.get("id")
@@ -99,12 +111,20 @@ class TrainerControl:
 
     def _on_disconnect(self, conn_id: int) -> None:
         with self._lock:
-            rids = [rid for rid, r in self._requests.items() if conn_id in r.waiting]
+            rids = [rid for rid, r in [*self._requests.items(), *self._late.items()] if conn_id in r.waiting]
         for rid in rids:
             self._answer(rid, conn_id, {"ok": False, "reason": "the hook disconnected before answering"})
 
     def _answer(self, rid: str, conn_id: int, msg: dict[str, Any]) -> None:
         with self._lock:
+            late = self._late.get(rid)
+            if late is not None:
+                # A final answer after the timeout: in force on that rank now, or refused there.
+                if conn_id in late.waiting and msg.get("pending") is not True:
+                    late.waiting.discard(conn_id)
+                    if not late.waiting:
+                        del self._late[rid]
+                return
             req = self._requests.get(rid)
             if req is None or conn_id not in req.waiting:
                 return
@@ -137,6 +157,7 @@ def _combine(req: _Request, peers: list[Peer]) -> Ack:
             value=_value(first),
             reason=f"accepted; {req.key} takes effect at the trainer's next epoch "
             "(the value shown is the one in force now)",
+            pending=True,
         )
     values = {repr(_value(m)) for m in req.finals.values()}
     first_final = req.finals[min(req.finals)]

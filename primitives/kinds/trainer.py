@@ -39,3 +39,10 @@ class TrainerKnob(Primitive):
 
     def apply_plan(self, host: Host, target: Target, value: KnobValue) -> list[Write]:
         return [Write(self._loc(target), value)]
+
+    def in_force(self, host: Host, target: Target, value: KnobValue) -> bool:
+        # The hook reports a value only once its loader runs with it (the final ack, then the
+        # metrics' knobs), and every rank has confirmed it when none is still awaited.
+        if host.trainer is None:
+            raise LookupError("no trainer hook is attached")
+        return not host.trainer.awaiting(str(target), self.id) and self.read(host, target) == value

@@ -174,14 +174,21 @@ class FakeTrainer:
         return Ack(ok=True, value=value)
 
     def land(self) -> None:
-        """The next epoch: deferred values go in force."""
+        """The next epoch: deferred values go in force, and files asked to be reopened are."""
         for (job, key), value in self.waiting.items():
-            self.state[job][key] = value
+            if key != "reopen_files":
+                self.state[job][key] = value
         self.waiting.clear()
 
     def reopen_files(self, job: str) -> Ack:
         self.reopened.append(job)
+        if "reopen_files" in self.deferred:
+            self.waiting[(job, "reopen_files")] = ""
+            return Ack(ok=True, pending=True, reason="at the next epoch")
         return Ack(ok=True)
+
+    def awaiting(self, job: str, key: str) -> bool:
+        return (job, key) in self.waiting
 
 
 class FakeGpu:
