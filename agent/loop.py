@@ -135,6 +135,17 @@ class ControlLoop:
             self._restored_for_safe_mode = True
             self._restore_all("safe_mode", f"safe mode: {self.safe.reason}")
         self._operator_first()
+        # A change is judged from when it acts: a trainer's next epoch, loaders reopening files.
+        for tr in self.tracker.waiting():
+            if self.executor.in_force(tr.change_id):
+                self.tracker.took_effect(tr.change_id, self.window, now)
+                waited = now - tr.t_requested
+                self._event(
+                    "info",
+                    f"{tr.action.knob}: in force after {waited:.0f} s; judged from now",
+                    change_id=tr.change_id,
+                    in_force_after_s=waited,
+                )
         for j in self.tracker.due(self.window, now):
             self._judge(j)
         due = self._last_review is None or now - self._last_review >= self.config.review_every_s - 1e-9
@@ -193,10 +204,15 @@ class ControlLoop:
             verdict=j.verdict,
             reason=c.why,
             rollback=rollback.model_dump(mode="json") if rollback is not None else None,
+            in_force_after_s=j.in_force_after_s,
         )
         ratio = f" ({c.after / c.before:.2f}x)" if c.before and c.after is not None else ""
         kept = "kept" if j.keep else f"rolled back ({rollback.status if rollback else '?'})"
-        self._event("verdict", f"{j.action.knob}: {j.verdict}{ratio}, {kept}: {c.why}", verdict=j.verdict)
+        waited = j.in_force_after_s
+        late = f" (in force after {waited:.0f} s)" if waited else ""
+        self._event(
+            "verdict", f"{j.action.knob}: {j.verdict}{ratio}{late}, {kept}: {c.why}", verdict=j.verdict
+        )
 
     # -- review ----------------------------------------------------------------------
 
@@ -286,8 +302,12 @@ class ControlLoop:
         kpi = pick_kpi(self.window.names(), self.config.job, device)
         now = self._clock()
         if kpi is not None:
-            self.tracker.start(res.change_id, a, d.cause, kpi, self.window, now)
+            in_force = self.executor.in_force(res.change_id) is True
+            self.tracker.start(res.change_id, a, d.cause, kpi, self.window, now, in_force=in_force)
             judged = f"judged on {kpi.label} in {self.config.effect.window_s:g} s"
+            if not in_force:
+                deadline = self.config.effect.in_force_deadline_s
+                judged += f" once in force (rolled back if not within {deadline:g} s)"
         else:
             self.gate.settled(d.cause)
             judged = "no KPI to judge it by: kept"

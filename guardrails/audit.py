@@ -73,6 +73,9 @@ class AuditRecord(BaseModel):
     kpi_before: float | None = None
     kpi_after: float | None = None
     verdict: str | None = None
+    in_force_after_s: float | None = Field(
+        default=None, description="seconds from the request until the change acted (judged from then)"
+    )
     rollback: dict[str, Any] | None = None
     notes: list[str] = Field(default_factory=list)
 

@@ -1,10 +1,16 @@
-"""Effect tracking: after a change, watch the KPI for a window and judge it against the window before.
+"""Effect tracking: once a change is in force, watch the KPI for a window and judge it against the one before.
+
+A change is judged from when it acts, not from when it was requested: a trainer
+puts loader changes in force at its next epoch, readahead reaches loaders once they
+reopen their files. Until then the change waits; one that is not in force within
+`in_force_deadline_s` is reverted (verdict never_in_force), not judged.
 
 The test is noise-aware: it compares medians (robust to the odd slow step), and
 calls a difference real only when it is larger than `z` standard errors of the
 median difference (from each window's MAD) and at least `min_effect` of the value
-before. Beneficial keeps the change; harmful rolls it back at once and quarantines
-the primitive; neutral keeps or reverts it, as configured.
+before. Beneficial keeps the change;
+harmful rolls it back at once and quarantines the primitive; neutral keeps or
+reverts it, as configured.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import math
 import re
 import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,20 +27,43 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.proposal import Action
 from core.window import Window
 
-Verdict = Literal["beneficial", "neutral", "harmful", "unknown"]
+# never_in_force: the change did not act within the deadline; reverted, not held against the primitive.
+Verdict = Literal["beneficial", "neutral", "harmful", "unknown", "never_in_force"]
 MAD_TO_SIGMA = 1.4826  # MAD of a normal sample, scaled to its standard deviation
 MEDIAN_SE = 1.2533  # standard error of a median is sqrt(pi/2) times that of a mean
 
 
 class EffectConfig(BaseModel):
+    """How a change's effect is judged; embedded as-is in the operator's config file."""
+
     model_config = ConfigDict(extra="forbid")
 
-    window_s: float = Field(default=30.0, gt=0)
-    settle_s: float = Field(default=2.0, ge=0, description="skipped after the change: loaders reopen")
+    window_s: float = Field(default=30.0, gt=0, description="seconds of KPI compared before and after")
+    settle_s: float = Field(
+        default=2.0,
+        ge=0,
+        description="seconds skipped once a change is in force: loaders restart, caches warm",
+    )
     min_effect: float = Field(default=0.10, ge=0, description="smallest relative change that counts")
-    z: float = Field(default=2.0, ge=0)
-    min_samples: int = Field(default=5, ge=2)
-    neutral: Literal["keep", "revert"] = "keep"
+    z: float = Field(
+        default=2.0,
+        ge=0,
+        description="standard errors of the median difference a change must exceed to count",
+    )
+    min_samples: int = Field(
+        default=5, ge=2, description="fewest KPI samples in each window for a verdict (fewer: unknown, kept)"
+    )
+    neutral: Literal["keep", "revert"] = Field(default="keep", description="what a neutral verdict does")
+    # Loader changes take effect at the trainer's next epoch and readahead once the loaders reopen
+    # their files, also at an epoch boundary: the wait is up to one epoch. The jobs this agent is for
+    # have epochs of minutes (an ImageNet-1k epoch, 1.28 M samples at ~2,000-3,000 samples/s, takes
+    # 7-10 min), so 15 min covers one whole epoch with room; raise it above your longest epoch.
+    in_force_deadline_s: float = Field(
+        default=900.0,
+        gt=0,
+        description="a change not in force this many seconds after it was requested is reverted "
+        "(verdict never_in_force)",
+    )
 
 
 @dataclass(frozen=True)
@@ -151,10 +180,17 @@ class Judgement(BaseModel):
     kpi: str
     comparison: Comparison
     keep: bool = Field(description="False: the change is to be reverted")
+    requested_at: float = Field(description="when the change was requested")
+    in_force_at: float | None = Field(default=None, description="when it was seen in force; None: never")
+    after_from: float | None = Field(default=None, description="start of the after-window judged")
 
     @property
     def verdict(self) -> Verdict:
         return self.comparison.verdict
+
+    @property
+    def in_force_after_s(self) -> float | None:
+        return None if self.in_force_at is None else self.in_force_at - self.requested_at
 
 
 @dataclass
@@ -163,8 +199,9 @@ class Tracked:
     action: Action
     cause: str | None
     kpi: Kpi
-    t_applied: float
-    before: list[float]
+    t_requested: float
+    t_effect: float | None = None  # None: not in force yet
+    before: list[float] = field(default_factory=list)
 
 
 class EffectTracker:
@@ -173,11 +210,35 @@ class EffectTracker:
         self.tracked: dict[int, Tracked] = {}
 
     def start(
-        self, change_id: int, action: Action, cause: str | None, kpi: Kpi, window: Window, t_applied: float
+        self,
+        change_id: int,
+        action: Action,
+        cause: str | None,
+        kpi: Kpi,
+        window: Window,
+        t_requested: float,
+        *,
+        in_force: bool = True,
     ) -> Tracked:
-        before = kpi.series(window, t_applied - self.config.window_s, t_applied)
-        tr = Tracked(change_id, action, cause, kpi, t_applied, before)
+        """Track a change requested at `t_requested`; not `in_force` yet, it waits (`took_effect`)."""
+        tr = Tracked(change_id, action, cause, kpi, t_requested)
         self.tracked[change_id] = tr
+        if in_force:
+            self.took_effect(change_id, window, t_requested)
+        return tr
+
+    def waiting(self) -> list[Tracked]:
+        """Changes requested and not yet in force, oldest first."""
+        return [tr for tr in self.tracked.values() if tr.t_effect is None]
+
+    def took_effect(self, change_id: int, window: Window, t: float) -> Tracked | None:
+        """The change acts from `t`: its before-window is the one ending then."""
+        tr = self.tracked.get(change_id)
+        if tr is None or tr.t_effect is not None:
+            return tr
+        cfg = self.config
+        tr.t_effect = t
+        tr.before = tr.kpi.series(window, t - cfg.window_s, t)
         return tr
 
     def busy(self) -> bool:
@@ -187,11 +248,17 @@ class EffectTracker:
         self.tracked.pop(change_id, None)
 
     def due(self, window: Window, now: float) -> list[Judgement]:
-        """Judge every change whose after-window has passed; they are tracked no longer."""
+        """Judge every change whose after-window has passed, and give up on those not in force by
+        the deadline; either way they are tracked no longer."""
         out: list[Judgement] = []
         cfg = self.config
         for cid, tr in list(self.tracked.items()):
-            start = tr.t_applied + cfg.settle_s
+            if tr.t_effect is None:
+                if now - tr.t_requested >= cfg.in_force_deadline_s:
+                    out.append(self._never(tr, now))
+                    del self.tracked[cid]
+                continue
+            start = tr.t_effect + cfg.settle_s
             if now < start + cfg.window_s:
                 continue
             after = tr.kpi.series(window, start, start + cfg.window_s)
@@ -201,8 +268,39 @@ class EffectTracker:
             )
             out.append(
                 Judgement(
-                    change_id=cid, action=tr.action, cause=tr.cause, kpi=tr.kpi.label, comparison=c, keep=keep
+                    change_id=cid,
+                    action=tr.action,
+                    cause=tr.cause,
+                    kpi=tr.kpi.label,
+                    comparison=c,
+                    keep=keep,
+                    requested_at=tr.t_requested,
+                    in_force_at=tr.t_effect,
+                    after_from=start,
                 )
             )
             del self.tracked[cid]
         return out
+
+    def _never(self, tr: Tracked, now: float) -> Judgement:
+        waited = now - tr.t_requested
+        c = Comparison(
+            before=None,
+            after=None,
+            n_before=0,
+            n_after=0,
+            rel_change=None,
+            threshold=None,
+            verdict="never_in_force",
+            why=f"not in force {waited:.0f} s after it was requested "
+            f"(deadline {self.config.in_force_deadline_s:g} s): never judged",
+        )
+        return Judgement(
+            change_id=tr.change_id,
+            action=tr.action,
+            cause=tr.cause,
+            kpi=tr.kpi.label,
+            comparison=c,
+            keep=False,
+            requested_at=tr.t_requested,
+        )

@@ -81,3 +81,49 @@ def test_neutral_keeps_or_reverts_as_configured() -> None:
         tr.start(1, Action(primitive="vm.swappiness", value=1, reason="r"), None, kpi, w, 30.0)
         [j] = tr.due(w, 55.0)
         assert j.verdict == "neutral" and j.keep is keep
+
+
+def _steady(w: Window, t0: int, t1: int, value: float, **extra: float) -> None:
+    for t in range(t0, t1):
+        w.add(Sample(t=float(t), m={"k": value + (t % 3), **extra}))
+
+
+def test_a_change_waits_until_in_force_and_its_windows_start_then() -> None:
+    w = Window(horizon_s=600)
+    kpi = Kpi("k", ("k",), True)
+    _steady(w, 0, 70, 100.0)  # requested at 30; the old setting runs until 60
+    tr = EffectTracker(EffectConfig(window_s=10, settle_s=2))
+    act = Action(primitive="loader.workers", target="a", value=8, reason="r")
+    tr.start(1, act, None, kpi, w, 30.0, in_force=False)
+    assert [x.change_id for x in tr.waiting()] == [1]
+    assert tr.due(w, 69.0) == []  # 30 + 2 + 10 passed long ago: not judged while waiting
+    tr.took_effect(1, w, 60.0)
+    assert tr.waiting() == [] and tr.tracked[1].before == [100.0 + (t % 3) for t in range(51, 61)]
+    _steady(w, 70, 75, 300.0)
+    assert tr.due(w, 71.0) == []  # the after-window is 62..72
+    _steady(w, 75, 80, 300.0)
+    [j] = tr.due(w, 72.0)
+    assert j.requested_at == 30.0 and j.in_force_at == 60.0 and j.after_from == 62.0
+    assert j.in_force_after_s == 30.0
+    # 62..72 straddles the rate change at 70: median of 7 old and 3 new samples is the old rate.
+    assert j.verdict == "neutral"
+
+
+def test_not_in_force_by_the_deadline_is_never_in_force_and_reverted() -> None:
+    w = Window()
+    kpi = Kpi("k", ("k",), True)
+    _steady(w, 0, 40, 100.0)
+    tr = EffectTracker(EffectConfig(in_force_deadline_s=100))
+    tr.start(
+        7,
+        Action(primitive="loader.workers", target="a", value=8, reason="r"),
+        "c",
+        kpi,
+        w,
+        10.0,
+        in_force=False,
+    )
+    assert tr.due(w, 109.9) == []
+    [j] = tr.due(w, 110.0)
+    assert j.verdict == "never_in_force" and not j.keep and j.in_force_at is None and j.cause == "c"
+    assert not tr.busy()
