@@ -8,7 +8,8 @@ reopen their files. Until then the change waits; one that is not in force within
 The test is noise-aware: it compares medians (robust to the odd slow step), and
 calls a difference real only when it is larger than `z` standard errors of the
 median difference (from each window's MAD) and at least `min_effect` of the value
-before. Beneficial keeps the change;
+before. Guard metrics (memory pressure by default) veto a change the KPI found
+beneficial or neutral when they rose past their limit. Beneficial keeps the change;
 harmful rolls it back at once and quarantines the primitive; neutral keeps or
 reverts it, as configured.
 """
@@ -22,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from core.proposal import Action
 from core.window import Window
@@ -31,6 +32,58 @@ from core.window import Window
 Verdict = Literal["beneficial", "neutral", "harmful", "unknown", "never_in_force"]
 MAD_TO_SIGMA = 1.4826  # MAD of a normal sample, scaled to its standard deviation
 MEDIAN_SE = 1.2533  # standard error of a median is sqrt(pi/2) times that of a mean
+
+_SEGMENT = r"(?:\*|[A-Za-z0-9_:-]+)"
+
+
+class Guard(BaseModel):
+    """A metric that must not rise past a limit after a change, whatever the KPI says.
+
+    The rise is the median after minus the median before, over the same windows as the KPI.
+    Allowed is the largest of the bounds given and the noise (`z` standard errors): with only
+    `max_rise_rel`, a metric that sat at 0 before allows no rise beyond its noise.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str = Field(
+        pattern=rf"^{_SEGMENT}(?:\.{_SEGMENT})*$",
+        description="a metric of the spec's vocabulary (spec/incident-v1.md); `*` stands for one whole "
+        "segment, a job or a device, and the guard then holds for each: `trainer.*.data_wait_frac`",
+    )
+    max_rise: float | None = Field(
+        default=None, ge=0, description="largest rise of the median allowed, in the metric's own unit"
+    )
+    max_rise_rel: float | None = Field(
+        default=None, ge=0, description="largest rise allowed as a share of the median before (0.5: +50%)"
+    )
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Guard:
+        if self.max_rise is None and self.max_rise_rel is None:
+            raise ValueError(f"guard on {self.metric}: give max_rise, max_rise_rel or both")
+        return self
+
+    def matches(self, name: str) -> bool:
+        want, have = self.metric.split("."), name.split(".")
+        return len(want) == len(have) and all(w in ("*", h) for w, h in zip(want, have, strict=True))
+
+
+def default_guards() -> list[Guard]:
+    """Memory pressure: what more loader workers, deeper prefetch or larger readahead cost.
+
+    PSI avg10 is the share (%) of the last 10 s in which some task (`some`), or every non-idle
+    task at once (`full`), stalled on memory. A training host with memory to spare sits at 0 with
+    jitter under a point; `full` stalls stop the trainer too, so 2 points more (or +50% on a host
+    already under pressure) already cost throughput the KPI window may not yet show, and `some`
+    gets a looser 5 points. No source collects an OOM-kill counter or the jobs' errors yet
+    (agent/sources/procfs.py leaves vmstat's oom_kill out; the trainer hook reports none): once
+    one does, an operator adds it here, e.g. {metric: <its name>, max_rise: 0}.
+    """
+    return [
+        Guard(metric="psi.mem.full_avg10", max_rise=2.0, max_rise_rel=0.5),
+        Guard(metric="psi.mem.some_avg10", max_rise=5.0, max_rise_rel=0.5),
+    ]
 
 
 class EffectConfig(BaseModel):
@@ -63,6 +116,10 @@ class EffectConfig(BaseModel):
         gt=0,
         description="a change not in force this many seconds after it was requested is reverted "
         "(verdict never_in_force)",
+    )
+    guards: list[Guard] = Field(
+        default_factory=default_guards,
+        description="metrics that veto keeping a change when they rise too far, whatever the KPI says",
     )
 
 
@@ -171,6 +228,23 @@ def compare(before: list[float], after: list[float], higher_is_better: bool, cfg
     )
 
 
+class GuardBreach(BaseModel):
+    """A guard metric that rose past its limit after a change."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str
+    before: float = Field(description="median before the change took effect")
+    after: float = Field(description="median in the window judged")
+    allowed: float = Field(description="the largest rise the guard and the noise allowed")
+
+    def text(self) -> str:
+        return (
+            f"{self.metric} rose {self.before:.4g} -> {self.after:.4g} "
+            f"(+{self.after - self.before:.3g}, {self.allowed:.3g} allowed)"
+        )
+
+
 class Judgement(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -183,6 +257,7 @@ class Judgement(BaseModel):
     requested_at: float = Field(description="when the change was requested")
     in_force_at: float | None = Field(default=None, description="when it was seen in force; None: never")
     after_from: float | None = Field(default=None, description="start of the after-window judged")
+    vetoed_by: GuardBreach | None = Field(default=None, description="the guard that turned it harmful")
 
     @property
     def verdict(self) -> Verdict:
@@ -202,6 +277,11 @@ class Tracked:
     t_requested: float
     t_effect: float | None = None  # None: not in force yet
     before: list[float] = field(default_factory=list)
+    guards_before: dict[str, list[float]] = field(default_factory=dict)
+
+
+def _series(window: Window, name: str, start: float, end: float) -> list[float]:
+    return [s.m[name] for s in window if start < s.t <= end and name in s.m]
 
 
 class EffectTracker:
@@ -239,6 +319,11 @@ class EffectTracker:
         cfg = self.config
         tr.t_effect = t
         tr.before = tr.kpi.series(window, t - cfg.window_s, t)
+        tr.guards_before = {
+            n: _series(window, n, t - cfg.window_s, t)
+            for n in sorted(window.names())
+            if any(g.matches(n) for g in cfg.guards)
+        }
         return tr
 
     def busy(self) -> bool:
@@ -263,6 +348,12 @@ class EffectTracker:
                 continue
             after = tr.kpi.series(window, start, start + cfg.window_s)
             c = compare(tr.before, after, tr.kpi.higher_is_better, cfg)
+            breach = None
+            if c.verdict in ("beneficial", "neutral"):
+                breach = self._breach(tr, window, start)
+                if breach is not None:
+                    why = f"{c.why}; vetoed by guard {breach.text()}"
+                    c = c.model_copy(update={"verdict": "harmful", "why": why})
             keep = c.verdict in ("beneficial", "unknown") or (
                 c.verdict == "neutral" and cfg.neutral == "keep"
             )
@@ -277,6 +368,7 @@ class EffectTracker:
                     requested_at=tr.t_requested,
                     in_force_at=tr.t_effect,
                     after_from=start,
+                    vetoed_by=breach,
                 )
             )
             del self.tracked[cid]
@@ -304,3 +396,25 @@ class EffectTracker:
             keep=False,
             requested_at=tr.t_requested,
         )
+
+    def _breach(self, tr: Tracked, window: Window, start: float) -> GuardBreach | None:
+        """The first guard metric that rose past what its guard and the noise allow."""
+        cfg = self.config
+        for name, before in tr.guards_before.items():
+            after = _series(window, name, start, start + cfg.window_s)
+            if len(before) < cfg.min_samples or len(after) < cfg.min_samples:
+                continue  # too few to tell: no veto
+            mb, ma = statistics.median(before), statistics.median(after)
+            noise = (
+                cfg.z
+                * MEDIAN_SE
+                * math.sqrt(_sigma(before) ** 2 / len(before) + _sigma(after) ** 2 / len(after))
+            )
+            for g in cfg.guards:
+                if not g.matches(name):
+                    continue
+                rel = None if g.max_rise_rel is None else g.max_rise_rel * abs(mb)
+                allowed = max([noise, *(b for b in (g.max_rise, rel) if b is not None)])
+                if ma - mb > allowed:
+                    return GuardBreach(metric=name, before=mb, after=ma, allowed=allowed)
+        return None

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import random
 
+import pytest
+from pydantic import ValidationError
+
 from core.proposal import Action
 from core.sample import Sample
 from core.window import Window
-from guardrails.effect import EffectConfig, EffectTracker, Kpi, compare, pick_kpi
+from guardrails.effect import EffectConfig, EffectTracker, Guard, Judgement, Kpi, compare, pick_kpi
 
 CFG = EffectConfig()
 
@@ -127,3 +130,45 @@ def test_not_in_force_by_the_deadline_is_never_in_force_and_reverted() -> None:
     [j] = tr.due(w, 110.0)
     assert j.verdict == "never_in_force" and not j.keep and j.in_force_at is None and j.cause == "c"
     assert not tr.busy()
+
+
+def test_guards_match_one_whole_segment_and_need_a_bound() -> None:
+    g = Guard(metric="io.*.lat_p99_us", max_rise=100)
+    assert g.matches("io.sda.lat_p99_us") and g.matches("io.nvme0n1.lat_p99_us")
+    assert not g.matches("io.sda.lat_p50_us") and not g.matches("io.sda.x.lat_p99_us")
+    assert Guard(metric="psi.mem.full_avg10", max_rise_rel=0.5).matches("psi.mem.full_avg10")
+    with pytest.raises(ValidationError, match="max_rise"):
+        Guard(metric="psi.mem.full_avg10")
+    with pytest.raises(ValidationError):
+        Guard(metric="io.sd*.lat_p99_us", max_rise=1)  # `*` is a whole segment
+    with pytest.raises(ValidationError):
+        EffectConfig.model_validate({"guards": [{"metric": "psi.mem.full_avg10", "max_rise": 1, "typo": 2}]})
+    names = {g.metric for g in EffectConfig().guards}
+    assert names == {"psi.mem.full_avg10", "psi.mem.some_avg10"}
+    assert all(f.description for f in EffectConfig.model_fields.values())
+
+
+def _guarded(pressure_after: float, **guard: float) -> Judgement:
+    w = Window()
+    kpi = Kpi("k", ("k",), True)
+    _steady(w, 0, 30, 100.0, **{"psi.mem.full_avg10": 1.0})
+    cfg = EffectConfig(window_s=20, settle_s=0, guards=[Guard(metric="psi.mem.*", **guard)])
+    tr = EffectTracker(cfg)
+    tr.start(1, Action(primitive="vm.swappiness", value=1, reason="r"), None, kpi, w, 29.5)
+    _steady(w, 30, 55, 200.0, **{"psi.mem.full_avg10": pressure_after})
+    [j] = tr.due(w, 55.0)
+    return j
+
+
+def test_a_guard_turns_a_beneficial_verdict_harmful_only_past_its_limit() -> None:
+    assert _guarded(2.9, max_rise=2).verdict == "beneficial"
+    j = _guarded(3.1, max_rise=2)
+    assert j.verdict == "harmful" and not j.keep
+    assert j.vetoed_by is not None and (j.vetoed_by.before, j.vetoed_by.after) == (1.0, 3.1)
+    assert "psi.mem.full_avg10" in j.comparison.why and "1 -> 3.1" in j.comparison.why
+    # Relative: +50% of 1.0 allowed; both given: the larger allowance holds.
+    assert _guarded(1.4, max_rise_rel=0.5).verdict == "beneficial"
+    assert _guarded(1.6, max_rise_rel=0.5).verdict == "harmful"
+    assert _guarded(2.5, max_rise=2, max_rise_rel=0.5).verdict == "beneficial"
+    # A fall in the guard metric is never a veto.
+    assert _guarded(0.0, max_rise=0).verdict == "beneficial"

@@ -206,4 +206,23 @@ def test_sysfs_changes_are_judged_from_the_request(tmp_path: Path) -> None:
     j = run_until_verdict(loop, 40)
     assert j.in_force_at == requested and j.after_from == requested + SETTLE
     assert job.t == requested + SETTLE + WINDOW  # judged as soon as its window has passed
-    assert j.verdict == "beneficial" and j.keep
+    assert j.verdict == "beneficial" and j.keep and j.vetoed_by is None
+
+
+def test_a_guard_vetoes_a_change_whose_kpi_improved_while_memory_pressure_rose(tmp_path: Path) -> None:
+    job = SlowJob(tmp_path / "root", hook=False, pressure_per_mib=5.0)  # 2 MiB readahead: +10 points
+    loop = make_loop(tmp_path, job)
+    for _ in range(30):
+        loop.step()
+    inject(loop, "block.read_ahead_kb", "loop0", 2048)
+    j = run_until_verdict(loop, 40)
+    assert j.comparison.after is not None and j.comparison.before is not None
+    assert j.comparison.after > 1.5 * j.comparison.before  # the KPI liked it
+    assert j.verdict == "harmful" and not j.keep
+    assert j.vetoed_by is not None and j.vetoed_by.metric == "psi.mem.full_avg10"
+    assert j.vetoed_by.before < 1 and j.vetoed_by.after > 10
+    assert "psi.mem.full_avg10" in j.comparison.why
+    # Rolled back and quarantined as any harmful change.
+    assert job.sysfs_ra() == 128
+    assert verdict_record(tmp_path)["rollback"]["status"] == "reverted"  # type: ignore[index]
+    assert "block.read_ahead_kb" in loop.gate.quarantined
