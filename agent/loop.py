@@ -379,6 +379,8 @@ class ControlLoop:
                 for c in self.executor.managed
             ],
             "judging": [tr.action.knob for tr in self.tracker.tracked.values()],
+            # Of those, the changes not yet in force (a loader's next epoch, files not yet reopened).
+            "waiting": [tr.action.knob for tr in self.tracker.waiting()],
             "quarantined": sorted(self.gate.quarantined),
             "frozen": sorted(self.gate.frozen),
             "operator_knobs": dict(self.gate.operator_knobs),

@@ -87,9 +87,10 @@ def status_command(
             f"agent: pid {agent['pid']}, mode {agent['mode']}, proposer level {agent['safe_mode']}, "
             f"last diagnosis {agent['diagnosis'] or '-'}"
         )
-        for key in ("quarantined", "frozen"):
+        for key in ("waiting", "quarantined", "frozen"):
             if agent.get(key):
-                _echo(f"  {key}: {', '.join(agent[key])}")
+                label = "waiting to take effect" if key == "waiting" else key
+                _echo(f"  {label}: {', '.join(agent[key])}")
         for knob, why in (agent.get("operator_knobs") or {}).items():
             _echo(f"  operator owns {knob}: {why}")
     _echo(f"managed knobs: {len(doc['managed']) or 'none'}")
