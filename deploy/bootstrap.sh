@@ -9,7 +9,9 @@ is_root() { [ "$(id -u)" -eq 0 ]; }
 
 # g++: llama-cpp-python (the local LLM) builds from source.
 # chromium: the dashboard's browser test drives it headless (playwright never downloads one).
-APT_PKGS=(python3-venv python3-bpfcc libbpfcc bpftrace curl g++ chromium)
+# systemd: the test of deploy/idletune.service runs `systemd-analyze verify` (no init needed);
+# procps: the `kill` of the unit's ExecReload.
+APT_PKGS=(python3-venv python3-bpfcc libbpfcc bpftrace curl g++ chromium systemd procps)
 KREL=$(uname -r)
 
 missing_pkgs() {
