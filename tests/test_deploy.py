@@ -20,7 +20,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from agent.cli.serve import DEFAULT_PORT
+from agent.config.model import DEFAULT_PORT
 from agent.service.metrics import PREFIX, family_name
 from core.vocabulary import METRICS
 
@@ -50,12 +50,7 @@ def _pyproject() -> dict[str, Any]:
 
 def _manifests() -> list[tuple[Path, dict[str, Any]]]:
     """Every object of deploy/k8s/, in the order `kubectl apply -f deploy/k8s/` sends them."""
-    return [
-        (f, doc)
-        for f in sorted(K8S.glob("*.yaml"))
-        for doc in yaml.safe_load_all(f.read_text())
-        if doc
-    ]
+    return [(f, doc) for f in sorted(K8S.glob("*.yaml")) for doc in yaml.safe_load_all(f.read_text()) if doc]
 
 
 def _object(kind: str) -> dict[str, Any]:
@@ -192,7 +187,14 @@ def test_daemonset_runs_the_daemon_with_the_config() -> None:
     port = c["ports"][0]["containerPort"]
     assert port == DEFAULT_PORT
     assert entrypoint + c["args"] == [
-        "idletune", "serve", "--config", CONFIG_PATH, "--host", "0.0.0.0", "--port", str(port)
+        "idletune",
+        "serve",
+        "--config",
+        CONFIG_PATH,
+        "--host",
+        "0.0.0.0",
+        "--port",
+        str(port),
     ]
     # The ConfigMap's key lands where --config looks.
     config_dir, file = os.path.split(CONFIG_PATH)
@@ -219,13 +221,15 @@ def test_prometheus_finds_the_pods() -> None:
     ann = pod_meta["annotations"]
     assert ann["prometheus.io/scrape"] == "true" and ann["prometheus.io/path"] == "/metrics"
     assert ann["prometheus.io/port"] == str(c["ports"][0]["containerPort"])
-    job = {j["job_name"]: j for j in yaml.safe_load((DEPLOY / "prometheus/scrape.yaml").read_text())[
-        "scrape_configs"
-    ]}["idletune"]
+    job = {
+        j["job_name"]: j
+        for j in yaml.safe_load((DEPLOY / "prometheus/scrape.yaml").read_text())["scrape_configs"]
+    }["idletune"]
     keep = {r["source_labels"][0]: r["regex"] for r in job["relabel_configs"] if r.get("action") == "keep"}
-    assert keep["__meta_kubernetes_pod_label_app_kubernetes_io_name"] == pod_meta["labels"][
-        "app.kubernetes.io/name"
-    ]
+    assert (
+        keep["__meta_kubernetes_pod_label_app_kubernetes_io_name"]
+        == pod_meta["labels"]["app.kubernetes.io/name"]
+    )
     assert keep["__meta_kubernetes_pod_container_port_name"] == c["ports"][0]["name"]
     namespace = _object("Namespace")["metadata"]["name"]
     assert job["kubernetes_sd_configs"][0]["namespaces"]["names"] == [namespace]
@@ -239,6 +243,9 @@ def test_configmap_carries_the_example_config() -> None:
     if not example.exists():
         pytest.skip("deploy/config.yaml is not in this tree yet: nothing to compare the ConfigMap with")
     assert text == example.read_text(), "deploy/k8s/configmap.yaml differs from deploy/config.yaml"
+    from agent.config.load import parse_config
+
+    parse_config(text, Path("configmap.yaml"))  # the daemon accepts it: raises ConfigError if not
 
 
 # ---- the image ----------------------------------------------------------------------------
@@ -287,9 +294,7 @@ def test_containerfile_builds_as_a_user_and_installs_the_pinned_model() -> None:
 def test_systemd_unit_runs_the_daemon_and_reloads_on_sighup() -> None:
     unit = _unit()
     svc = unit["Service"]
-    assert svc["ExecStart"].split() == [
-        INSTALLED_BIN, "serve", "--config", CONFIG_PATH, "--host", "127.0.0.1", "--port", str(DEFAULT_PORT)
-    ]
+    assert svc["ExecStart"].split() == [INSTALLED_BIN, "serve", "--config", CONFIG_PATH]
     assert svc["ExecReload"] == "kill -HUP $MAINPID"
     assert svc["KillSignal"] == "SIGTERM" and int(svc["TimeoutStopSec"]) >= 30
     assert svc["Environment"] == "IDLETUNE_STATE_DIR=/var/lib/idletune"
@@ -307,8 +312,17 @@ def test_systemd_hardening_leaves_ebpf_and_the_knobs_alone() -> None:
     assert svc["NoNewPrivileges"] == "yes" and svc["ProtectSystem"] == "strict"
     # Each of these would break the agent: read-only /proc/sys and /sys, no /lib/modules for bcc,
     # no /dev/nvidia*, hidden training processes, no ctypes callbacks for bcc.
-    for breaking in ("ProtectKernelTunables", "ProtectKernelModules", "PrivateDevices", "ProtectProc",
-                     "ProcSubset", "MemoryDenyWriteExecute", "SystemCallFilter", "DynamicUser", "User"):
+    for breaking in (
+        "ProtectKernelTunables",
+        "ProtectKernelModules",
+        "PrivateDevices",
+        "ProtectProc",
+        "ProcSubset",
+        "MemoryDenyWriteExecute",
+        "SystemCallFilter",
+        "DynamicUser",
+        "User",
+    ):
         assert breaking not in svc, breaking
     assert {"CAP_BPF", "CAP_PERFMON", "CAP_SYS_ADMIN", "CAP_SYS_RESOURCE"} <= set(
         svc["CapabilityBoundingSet"].split()
@@ -330,7 +344,10 @@ def _verify(unit_text: str, tmp_path: Path) -> list[str]:
     path.write_text(unit_text)
     out = subprocess.run(
         [_systemd_analyze(), "verify", "--man=no", str(path)],
-        capture_output=True, text=True, timeout=60, env={**os.environ, "SYSTEMD_LOG_COLOR": "0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "SYSTEMD_LOG_COLOR": "0"},
     )
     # Its messages about the unit name the file, or the unit ("idletune.service: Command ...").
     said = [line for line in (out.stdout + out.stderr).splitlines() if path.name in line]
@@ -377,10 +394,20 @@ def test_grafana_dashboard_queries_metrics_the_service_exports() -> None:
     doc = json.loads((DEPLOY / "grafana/idletune.json").read_text())
     assert doc["title"] and doc["uid"] == "idletune" and isinstance(doc["schemaVersion"], int)
     assert {v["name"] for v in doc["templating"]["list"]} >= {"datasource", "instance"}
-    exported = {family_name(d) for d in METRICS} | {
-        PREFIX + n
-        for n in ("cause_confidence", "source_live", "pending_approvals", "actions_total", "verdicts_total")
-    } | {PREFIX + "rollbacks_total"}
+    exported = (
+        {family_name(d) for d in METRICS}
+        | {
+            PREFIX + n
+            for n in (
+                "cause_confidence",
+                "source_live",
+                "pending_approvals",
+                "actions_total",
+                "verdicts_total",
+            )
+        }
+        | {PREFIX + "rollbacks_total"}
+    )
     ids = set()
     for p in doc["panels"]:
         assert p["id"] not in ids and p["title"] and p["targets"]

@@ -27,8 +27,6 @@ from core.statedir import STATE_ENV, state_dir
 from core.text import printable
 from primitives.host import Host
 
-DEFAULT_PORT = 8786
-
 
 def _loopback(host: str) -> bool:
     if host == "localhost":
