@@ -22,6 +22,16 @@
  *
  * bench/overhead.py measures the slowdown of whole workloads, tracepoint
  * dispatch included.
+ *
+ * Duty cycle (agent/sources/bpf_source.py): user space detaches both programs
+ * while the host is healthy and attaches them again for a span (the `gate`,
+ * common.h), keeping this object and its maps loaded. Inside a span, starts
+ * are recorded and a completion counts its request's bytes and, when its
+ * start was recorded in the same span, its latency: a request whose issue
+ * was not seen is counted but not timed, as at the collector's first start.
+ * A start slot left by an earlier span (its completion came while nothing
+ * watched) is free; user space empties the overflow hash before it attaches.
+ * Cost of the gate: one array lookup (inlined) and one clock read per event.
  */
 
 #include "common.h"
@@ -69,8 +79,9 @@ static __always_inline u32 slot_of(u32 dev, u64 sector)
     return (u32)(h >> 40) & (RQ_SLOTS - 1);
 }
 
-/* Take the request's slot; 0 when another request in flight holds it. */
-static __always_inline int slot_start(u32 dev, u64 sector, u64 ts)
+/* Take the request's slot; 0 when another request in flight holds it. A start
+ * older than `open` is from an earlier span: that slot is free. */
+static __always_inline int slot_start(u32 dev, u64 sector, u64 ts, u64 open)
 {
     u32 idx = slot_of(dev, sector);
     struct rq_start *e = slots.lookup(&idx);
@@ -83,7 +94,7 @@ static __always_inline int slot_start(u32 dev, u64 sector, u64 ts)
         return __sync_val_compare_and_swap(&e->ts, cur, ts) == cur;
     }
     /* Held by a request in flight; another CPU's start may be a little later than ours. */
-    if (cur != 0 && (cur == CLAIMED || ts < cur || ts - cur <= STALE_NS))
+    if (cur != 0 && (cur == CLAIMED || (cur >= open && (ts < cur || ts - cur <= STALE_NS))))
         return 0;
     if (__sync_val_compare_and_swap(&e->ts, cur, CLAIMED) != cur)
         return 0; /* another CPU took it first */
@@ -111,6 +122,17 @@ BPF_HASH(start, struct rq_key, u64, 16384); /* the overflow (or, without atomics
 BPF_PERCPU_HASH(lat, struct lat_key, u64, 4096);
 BPF_PERCPU_HASH(stats, u32, struct dev_stats, 1024);
 BPF_PERCPU_ARRAY(drops, u64, 1);
+BPF_ARRAY(gate, struct span, 1);
+
+static __always_inline struct span span_now(void)
+{
+    int zero = 0;
+    struct span out = {};
+    struct span *s = gate.lookup(&zero);
+    if (s)
+        out = *s;
+    return out;
+}
 
 static __always_inline void drop(void)
 {
@@ -142,8 +164,11 @@ TRACEPOINT_PROBE(block, block_rq_issue)
     if (op != 'R' && op != 'W' && op != 'F')
         return 0;
     u64 ts = bpf_ktime_get_ns();
+    struct span s = span_now();
+    if (!in_span(&s, ts))
+        return 0;
 #ifndef NO_ATOMICS
-    if (slot_start(args->dev, args->sector, ts))
+    if (slot_start(args->dev, args->sector, ts, s.open_ns))
         return 0;
 #endif
     struct rq_key k = {.dev = args->dev, .sector = args->sector};
@@ -160,6 +185,8 @@ TRACEPOINT_PROBE(block, block_rq_complete)
     if (op != 'R' && op != 'W' && op != 'F')
         return 0;
     u32 dev = args->dev;
+    u64 now = bpf_ktime_get_ns();
+    struct span sp = span_now();
     u64 t0 = 0;
 #ifndef NO_ATOMICS
     t0 = slot_end(dev, args->sector);
@@ -172,8 +199,10 @@ TRACEPOINT_PROBE(block, block_rq_complete)
             start.delete(&k);
         }
     }
-    if (t0) {
-        u64 delta = bpf_ktime_get_ns() - t0;
+    if (!in_span(&sp, now))
+        return 0; /* the start, if any, is released; nothing counts outside the span */
+    if (t0 >= sp.open_ns && t0 && now >= t0) {
+        u64 delta = now - t0;
         struct lat_key lk = {.dev = dev, .slot = log2_slot(delta)};
         u64 zero64 = 0;
         u64 *c = lat.lookup_or_try_init(&lk, &zero64);

@@ -15,3 +15,23 @@ static __always_inline u32 log2_slot(u64 v)
     s = s ? s - 1 : 0;
     return s > MAX_SLOT ? MAX_SLOT : s;
 }
+
+/* The span of time a hot-path program measures, written by user space
+ * (bpf/loader.py, Collector.set_gate) into the program's one-element `gate`
+ * array. Events count while open_ns <= now < shut_ns (shut_ns 0: no end).
+ * A freshly loaded program's gate is all zero: it measures from the start,
+ * with no end, as a program that is never duty-cycled does.
+ *
+ * Stamps a program keeps between events (a request's issue, a thread's
+ * wakeup) that are older than open_ns were taken in an earlier span, before
+ * the program was detached: what happened to the request or the thread
+ * while nothing watched is unknown, so such a stamp starts nothing. */
+struct span {
+    u64 open_ns;
+    u64 shut_ns;
+};
+
+static __always_inline int in_span(const struct span *s, u64 now)
+{
+    return now >= s->open_ns && (s->shut_ns == 0 || now < s->shut_ns);
+}

@@ -14,7 +14,9 @@ import ctypes.util
 import gzip
 import os
 import re
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -63,10 +65,19 @@ class CollectorSpec:
     # per-CPU arrays of running totals (read as deltas) and per-CPU hashes drained each read.
     arrays: tuple[str, ...] = ()
     drained: tuple[str, ...] = ()
+    # The hot-path tracepoints, which a duty cycle detaches while the host is healthy and
+    # attaches for a span (the program's `gate`, common.h); the others stay attached.
+    hot: tuple[str, ...] = ()
+    # Maps of starts that an earlier span may have left behind, emptied before a span opens.
+    stale: tuple[str, ...] = ()
 
     @property
     def path(self) -> Path:
         return PROGRAM_DIR / self.program
+
+    @property
+    def duty_cycled(self) -> bool:
+        return bool(self.hot)
 
 
 _TP = Tracepoint
@@ -83,6 +94,8 @@ COLLECTORS: dict[str, CollectorSpec] = {
             fallback="NO_ATOMICS",
             fallback_means="request starts in a hash (the kernel refused BPF atomics): slower, same figures",
             drained=("lat", "stats"),
+            hot=("block:block_rq_issue", "block:block_rq_complete"),
+            stale=("start",),
         ),
         # One program per hot tracepoint: run-queue latency, blocked time, switches and migrations.
         CollectorSpec(
@@ -98,6 +111,14 @@ COLLECTORS: dict[str, CollectorSpec] = {
             ),
             arrays=("hist", "counters"),
             drained=("cgroups",),
+            # Exits and frees are rare and stay attached: entries of threads that end while
+            # the others are detached are still released.
+            hot=(
+                "sched:sched_wakeup",
+                "sched:sched_wakeup_new",
+                "sched:sched_switch",
+                "sched:sched_migrate_task",
+            ),
         ),
         CollectorSpec(
             "vmscan",
@@ -203,6 +224,12 @@ class Collector:
     # What a replaced instance counted after its last read, added to this one's next read.
     _carried: dict[str, list[int]] = field(default_factory=dict)
     _carried_items: dict[str, list[tuple[Any, Any]]] = field(default_factory=dict)
+    # Hot-path tracepoints detached now (CollectorSpec.hot); bcc attached all of them at load.
+    _detached: set[str] = field(default_factory=set)
+    # Held while tracepoints are attached or detached and at close: a detach runs off the
+    # collecting thread and must not meet a close of the same object. Reentrant, so a close
+    # from a signal handler in the middle of an attach returns (the attach then stops).
+    _attach_lock: threading.RLock = field(default_factory=threading.RLock)
 
     def table(self, name: str) -> Any:
         return self.bpf.get_table(name.encode())
@@ -288,14 +315,81 @@ class Collector:
             self.drain_hash(name)
             self._carried_items[name] = items
 
+    # -- duty cycle ------------------------------------------------------
+
+    @property
+    def hot_attached(self) -> bool:
+        return not self._detached
+
+    def set_gate(self, open_ns: int, shut_ns: int = 0) -> None:
+        """Measure from `open_ns` until `shut_ns` (0: no end), monotonic ns (common.h, struct span)."""
+        t = self.table("gate")
+        t[t.Key(0)] = t.Leaf(open_ns, shut_ns)
+
+    def gate(self) -> tuple[int, int]:
+        t = self.table("gate")
+        leaf = t[t.Key(0)]
+        return int(leaf.open_ns), int(leaf.shut_ns)
+
+    def empty_stale(self) -> None:
+        """Empty the maps of starts an earlier span left behind; call while the hot path is detached."""
+        for name in COLLECTORS[self.name].stale:
+            self.drain_hash(name)
+
+    def attach_hot(self) -> None:
+        """Attach the hot-path tracepoints that are detached (tens of microseconds each)."""
+        with self._attach_lock:
+            if self.bpf is None:
+                return
+            for tp in sorted(self._detached):
+                if self.bpf is None:
+                    return
+                self.bpf.attach_tracepoint(tp=tp.encode(), fn_name=_fn_name(tp))
+                self._detached.discard(tp)
+
+    def detach_hot(self) -> None:
+        """Detach the hot-path tracepoints that are attached.
+
+        Each detach waits for an RCU grace period (~30 ms here) and uses almost no
+        CPU; they run side by side, so they share their waits.
+        """
+        with self._attach_lock:
+            if self.bpf is None:
+                return
+            bpf = self.bpf
+            todo = [tp for tp in COLLECTORS[self.name].hot if tp not in self._detached]
+            if not todo:
+                return
+
+            def one(tp: str) -> None:
+                bpf.detach_tracepoint(tp=tp.encode())
+
+            failed: list[BaseException] = []
+            with ThreadPoolExecutor(max_workers=len(todo), thread_name_prefix="idletune-detach") as pool:
+                for tp, fut in [(tp, pool.submit(one, tp)) for tp in todo]:
+                    err = fut.exception()
+                    if err is None:
+                        self._detached.add(tp)
+                    else:
+                        failed.append(err)
+            if failed:
+                raise LoadError(f"detaching {self.name} failed: {failed[0]}")
+
     def close(self) -> None:
-        bpf, self.bpf = self.bpf, None
+        with self._attach_lock:
+            bpf, self.bpf = self.bpf, None
         if bpf is not None:
             bpf.cleanup()
             # bcc registers cleanup at exit, which keeps every closed object alive:
             # a daemon that reloads its collectors would pile them up.
             with contextlib.suppress(Exception):
                 atexit.unregister(bpf.cleanup)
+
+
+def _fn_name(tp: str) -> bytes:
+    """The function bcc's TRACEPOINT_PROBE(category, event) defines."""
+    category, event = tp.split(":")
+    return f"tracepoint__{category}__{event}".encode()
 
 
 def _layout(t: Any) -> tuple[int, int | None, int | None]:

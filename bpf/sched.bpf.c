@@ -63,6 +63,24 @@
  *
  * Per-run costs above are of the programs alone; bench/overhead.py measures
  * the slowdown of whole workloads, tracepoint dispatch included.
+ *
+ * Duty cycle (agent/sources/bpf_source.py): user space detaches the wakeup,
+ * switch and migration programs while the host is healthy and attaches them
+ * again for a span (the `gate`, common.h), keeping this object and its maps
+ * loaded. Counts, histograms and blocked, running and waiting time accrue
+ * only inside the span. A thread's entry remembers the span its stamps were
+ * taken in (`epoch`, the span's open_ns); the first event of a thread in a
+ * new span drops the old stamps, since the thread may have slept, woken and
+ * run unseen meanwhile, and infers the thread's state at the opening from
+ * what that first event is: a wakeup means it slept since the opening (its
+ * blocked time counts from there); a switch-out, that it ran since the
+ * opening; a switch-in, that it waited since the opening (a wait whose start
+ * was not seen, so not measured). A wakeup of a thread that had marked itself
+ * sleeping but not yet switched out is taken for the end of a sleep too: it
+ * adds the time since the opening, at most as long as the thread went
+ * without a switch. The exit and free programs stay attached (rare events),
+ * so entries of threads that end while the others are detached are released.
+ * Cost of the gate: one array lookup (inlined) per event.
  */
 
 #include "common.h"
@@ -104,6 +122,7 @@ struct task_rq {
      * first sees it at its wakeup, so user space learns there when a sleep
      * that began under the previous instance ended (agent BlockedCarry). */
     u64 born_ns;
+    u64 epoch; /* the gate's open_ns when the stamps above were taken */
     struct pending p;
     u64 hist[TID_SLOTS];
 };
@@ -128,6 +147,30 @@ BPF_PERCPU_HASH(cgroups, u64, struct cg_rq, 4096);
 BPF_PERCPU_ARRAY(hist, u64, 64);
 BPF_PERCPU_ARRAY(counters, u64, 2);
 BPF_PERCPU_ARRAY(drops, u64, 1);
+BPF_ARRAY(gate, struct span, 1);
+
+static __always_inline struct span span_now(void)
+{
+    int zero = 0;
+    struct span out = {};
+    struct span *s = gate.lookup(&zero);
+    if (s)
+        out = *s;
+    return out;
+}
+
+/* The first event of a thread in a span: stamps of an earlier span are dropped.
+ * True when they were. */
+static __always_inline int rebase(struct task_rq *t, u64 open)
+{
+    if (t->epoch == open)
+        return 0;
+    t->epoch = open;
+    t->enqueued_ns = 0;
+    t->slept_ns = 0;
+    t->oncpu_ns = 0;
+    return 1;
+}
 
 static __always_inline void dropped(void)
 {
@@ -137,8 +180,10 @@ static __always_inline void dropped(void)
         (*d)++;
 }
 
-static __always_inline void count(int idx)
+static __always_inline void count(int idx, const struct span *s, u64 now)
 {
+    if (!in_span(s, now))
+        return;
     u64 *c = counters.lookup(&idx);
     if (c)
         (*c)++;
@@ -200,10 +245,13 @@ static __always_inline void enqueue(u32 tid)
     if (tid == 0)
         return;
     u64 now = bpf_ktime_get_ns();
+    struct span s = span_now();
     struct task_rq *t = task_get(tid);
     if (t) {
-        if (t->slept_ns && now > t->slept_ns) {
-            u64 b = now - t->slept_ns;
+        /* Asleep since the opening when this wakeup is its first event of the span. */
+        u64 since = rebase(t, s.open_ns) ? s.open_ns : t->slept_ns;
+        if (since && now > since && in_span(&s, now)) {
+            u64 b = now - since;
             t->blocked_ns += b;
             t->p.blocked_ns += b;
         }
@@ -212,6 +260,7 @@ static __always_inline void enqueue(u32 tid)
         return;
     }
     struct task_rq fresh = {};
+    fresh.epoch = s.open_ns;
     fresh.enqueued_ns = now;
     fresh.flushed_ns = now;
     fresh.born_ns = now;
@@ -219,22 +268,29 @@ static __always_inline void enqueue(u32 tid)
 }
 
 /* The outgoing task is current: the moment to learn its cgroup. */
-static __always_inline void switch_out(u32 tid, long state, u64 now)
+static __always_inline void switch_out(u32 tid, long state, u64 now, const struct span *s)
 {
     struct task_rq *t = task_get(tid);
+    u64 ran_from = 0;
     if (!t) {
         if (state & STATE_EXITING)
             return; /* its last switch: an entry now would never be deleted */
         struct task_rq fresh = {};
+        fresh.epoch = s->open_ns;
         fresh.flushed_ns = now;
         fresh.born_ns = now;
         t = task_new(tid, &fresh);
         if (!t)
             return;
+    } else {
+        /* On CPU since the opening when this switch-out is its first event of the span. */
+        ran_from = rebase(t, s->open_ns) ? s->open_ns : t->oncpu_ns;
     }
-    t->p.switches++;
-    if (t->oncpu_ns && now > t->oncpu_ns)
-        t->p.run_ns += now - t->oncpu_ns;
+    if (in_span(s, now)) {
+        t->p.switches++;
+        if (ran_from && now > ran_from)
+            t->p.run_ns += now - ran_from;
+    }
     t->oncpu_ns = 0;
     if (state == 0)
         t->enqueued_ns = now;
@@ -244,16 +300,18 @@ static __always_inline void switch_out(u32 tid, long state, u64 now)
         flush(t, now);
 }
 
-static __always_inline void switch_in(u32 tid, u64 now)
+static __always_inline void switch_in(u32 tid, u64 now, const struct span *s)
 {
     struct task_rq *t = task_get(tid);
     if (!t)
         return;
+    rebase(t, s->open_ns); /* a wait that began before the opening is not measured */
     t->oncpu_ns = now;
-    if (t->enqueued_ns == 0 || now < t->enqueued_ns)
-        return;
-    u64 delta = now - t->enqueued_ns;
+    u64 enqueued = t->enqueued_ns;
     t->enqueued_ns = 0;
+    if (enqueued == 0 || now < enqueued || !in_span(s, now))
+        return;
+    u64 delta = now - enqueued;
 
     u32 slot = log2_slot(delta);
     u64 *h = hist.lookup(&slot);
@@ -284,20 +342,22 @@ TRACEPOINT_PROBE(sched, sched_wakeup_new)
 
 TRACEPOINT_PROBE(sched, sched_switch)
 {
-    count(CTR_SWITCHES);
     u32 prev = args->prev_pid;
     u32 next = args->next_pid;
     u64 now = bpf_ktime_get_ns();
+    struct span s = span_now();
+    count(CTR_SWITCHES, &s, now);
     if (prev != 0)
-        switch_out(prev, args->prev_state & STATE_MASK, now);
+        switch_out(prev, args->prev_state & STATE_MASK, now, &s);
     if (next != 0)
-        switch_in(next, now);
+        switch_in(next, now, &s);
     return 0;
 }
 
 TRACEPOINT_PROBE(sched, sched_migrate_task)
 {
-    count(CTR_MIGRATIONS);
+    struct span s = span_now();
+    count(CTR_MIGRATIONS, &s, bpf_ktime_get_ns());
     return 0;
 }
 
@@ -312,8 +372,10 @@ TRACEPOINT_PROBE(sched, sched_process_exit)
     if (!t)
         return 0;
     u64 now = bpf_ktime_get_ns();
-    if (t->oncpu_ns && now > t->oncpu_ns)
-        t->p.run_ns += now - t->oncpu_ns;
+    struct span s = span_now();
+    u64 ran_from = rebase(t, s.open_ns) ? s.open_ns : t->oncpu_ns;
+    if (ran_from && now > ran_from && in_span(&s, now))
+        t->p.run_ns += now - ran_from;
     t->oncpu_ns = now;
     flush(t, now);
     return 0;

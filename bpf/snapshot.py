@@ -60,6 +60,8 @@ class OffcpuRaw:
     blocked_total_ns: dict[int, int] = field(default_factory=dict)  # tid -> running total of ended sleeps
     sleeping_since_ns: dict[int, int] = field(default_factory=dict)  # tid -> ktime of a sleep in progress
     born_ns: dict[int, int] = field(default_factory=dict)  # tid -> ktime its entry was taken
+    # tid -> the span (its gate's open_ns) of the thread's last event; stamps of an older one are stale
+    epoch_ns: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -127,6 +129,7 @@ class TasksRaw:
     blocked_total_ns: dict[int, int] = field(default_factory=dict)
     sleeping_since_ns: dict[int, int] = field(default_factory=dict)
     born_ns: dict[int, int] = field(default_factory=dict)
+    epoch_ns: dict[int, int] = field(default_factory=dict)
 
 
 def read_tasks(cs: Sequence[Collector], tids: Iterable[int]) -> list[TasksRaw]:
@@ -146,6 +149,7 @@ def read_tasks(cs: Sequence[Collector], tids: Iterable[int]) -> list[TasksRaw]:
             raw.hist_total[tid] = [int(x) for x in t.hist]
             raw.blocked_total_ns[tid] = int(t.blocked_ns)
             raw.born_ns[tid] = int(t.born_ns)
+            raw.epoch_ns[tid] = int(t.epoch)
             if t.slept_ns:
                 raw.sleeping_since_ns[tid] = int(t.slept_ns)
     return out
@@ -158,6 +162,7 @@ def offcpu_of(tasks: TasksRaw, switches: int = 0, migrations: int = 0) -> Offcpu
         blocked_total_ns=tasks.blocked_total_ns,
         sleeping_since_ns=tasks.sleeping_since_ns,
         born_ns=tasks.born_ns,
+        epoch_ns=tasks.epoch_ns,
     )
 
 

@@ -71,6 +71,33 @@ class FakeTable:
         yield from items
 
 
+class FakeGate:
+    """A program's one-element `gate` array (common.h, struct span)."""
+
+    class Leaf:
+        def __init__(self, open_ns: int = 0, shut_ns: int = 0) -> None:
+            self.open_ns = open_ns
+            self.shut_ns = shut_ns
+
+    def __init__(self) -> None:
+        self.value = FakeGate.Leaf()
+        self.writes: list[tuple[int, int]] = []
+
+    @staticmethod
+    def Key(k: int) -> int:
+        return k
+
+    def __len__(self) -> int:
+        return 1
+
+    def __getitem__(self, k: int) -> FakeGate.Leaf:
+        return self.value
+
+    def __setitem__(self, k: int, v: FakeGate.Leaf) -> None:
+        self.value = v
+        self.writes.append((v.open_ns, v.shut_ns))
+
+
 class FakeBPF:
     """Stands in for bcc.BPF: tables come from `FakeBcc.tables[program name]`."""
 
@@ -82,6 +109,9 @@ class FakeBPF:
         if self.name in bcc.pending:
             bcc.tables[self.name] = bcc.pending.pop(self.name)
         self.tables = bcc.tables.setdefault(self.name, {"drops": FakeTable(array=[[0, 0]])})
+        self.tables.setdefault("gate", FakeGate())  # type: ignore[arg-type]
+        self.tables.setdefault("start", FakeTable())
+        self.detached: set[str] = set()
         self.cleanups = 0
         self.bcc = bcc
         bcc.loaded.append(self)
@@ -89,6 +119,16 @@ class FakeBPF:
 
     def get_table(self, name: bytes) -> FakeTable:
         return self.tables[name.decode()]
+
+    def attach_tracepoint(self, tp: bytes, fn_name: bytes) -> None:
+        assert fn_name == b"tracepoint__" + tp.replace(b":", b"__")
+        self.detached.discard(tp.decode())
+        self.bcc.tp_log.append(("attach", tp.decode(), self))
+
+    def detach_tracepoint(self, tp: bytes) -> None:
+        assert tp.decode() not in self.detached
+        self.detached.add(tp.decode())
+        self.bcc.tp_log.append(("detach", tp.decode(), self))
 
     def cleanup(self) -> None:
         self.cleanups += 1
@@ -105,6 +145,8 @@ class FakeBcc(ModuleType):
         self.pending: dict[str, dict[str, FakeTable]] = {}
         self.loaded: list[FakeBPF] = []
         self.log: list[tuple[str, FakeBPF]] = []  # ("attach" | "detach", instance), in order
+        # ("attach" | "detach", tracepoint, instance) of the duty cycle's attaches and detaches
+        self.tp_log: list[tuple[str, str, FakeBPF]] = []
 
     def BPF(self, src_file: bytes, cflags: list[str] | None = None) -> FakeBPF:
         return FakeBPF(self, src_file, cflags)

@@ -38,7 +38,7 @@ def task(
 ) -> object:
     """A thread's entry in the scheduler program's slots."""
     counts = tid_counts(hist or {})
-    return SimpleNamespace(tid=tid, hist=counts, blocked_ns=blocked, slept_ns=slept, born_ns=born)
+    return SimpleNamespace(tid=tid, hist=counts, blocked_ns=blocked, slept_ns=slept, born_ns=born, epoch=0)
 
 
 def sched_maps(hist_len: int = 64) -> dict[str, FakeTable]:

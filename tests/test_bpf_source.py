@@ -94,15 +94,29 @@ def fill_maps(bcc: FakeBcc) -> None:
             "slots": FakeTable(
                 size=SLOTS,
                 lookups={
-                    42: ns(tid=42, hist=tid_counts({10: 50}), blocked_ns=500_000_000, slept_ns=0, born_ns=1),
-                    43: ns(tid=43 + SLOTS, hist=[7] * 32, blocked_ns=1, slept_ns=5, born_ns=1),
-                    44: ns(tid=0, hist=[0] * 32, blocked_ns=0, slept_ns=0, born_ns=1),
+                    42: ns(
+                        tid=42,
+                        hist=tid_counts({10: 50}),
+                        blocked_ns=500_000_000,
+                        slept_ns=0,
+                        born_ns=1,
+                        epoch=0,
+                    ),
+                    43: ns(tid=43 + SLOTS, hist=[7] * 32, blocked_ns=1, slept_ns=5, born_ns=1, epoch=0),
+                    44: ns(tid=0, hist=[0] * 32, blocked_ns=0, slept_ns=0, born_ns=1, epoch=0),
                 },
             ),
             "tasks": FakeTable(
                 lookups={
-                    43: ns(tid=43, hist=tid_counts({14: 50}), blocked_ns=7 * 10**9, slept_ns=0, born_ns=1),
-                    44: ns(tid=44, hist=[9] * 32, blocked_ns=9 * 10**9, slept_ns=0, born_ns=1),
+                    43: ns(
+                        tid=43,
+                        hist=tid_counts({14: 50}),
+                        blocked_ns=7 * 10**9,
+                        slept_ns=0,
+                        born_ns=1,
+                        epoch=0,
+                    ),
+                    44: ns(tid=44, hist=[9] * 32, blocked_ns=9 * 10**9, slept_ns=0, born_ns=1, epoch=0),
                 }
             ),
             # Cgroup 7's counts of the interval on each of the two CPUs.
