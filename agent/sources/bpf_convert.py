@@ -210,6 +210,21 @@ class BlockedCarry:
             elif tid in new.sleeping_since_ns:
                 self._counted[tid] = (new.sleeping_since_ns[tid], counted[1])
 
+    def awaiting(self, tid: int) -> bool:
+        """Whether a sleep of `tid` that a reloaded instance did not see begin is being counted."""
+        return tid in self._unseen
+
+    def end_span(self) -> None:
+        """The hot path's span ended at the last read: sleeps in progress were counted up to it,
+        and the program adds nothing of them after it (it counts inside spans only)."""
+        self._counted.clear()
+        self._unseen.clear()
+
+    def rebase(self, totals: Mapping[int, int]) -> None:
+        """A new instance of the program, loaded between spans, whose running totals are `totals`."""
+        for tid in list(self._total):
+            self._total[tid] = totals.get(tid, 0)
+
     def forget_except(self, tids: Iterable[int]) -> None:
         keep = set(tids)
         for d in (self._total, self._counted, self._unseen, self._carried):

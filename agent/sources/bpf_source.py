@@ -1,4 +1,8 @@
-"""The live eBPF source: block latency, run-queue latency, blocked time, reclaim, throttling, misses."""
+"""The live eBPF source: block latency, run-queue latency, blocked time, reclaim, throttling, misses.
+
+The hot-path collectors (scheduler, block) can measure in spans (open_span,
+end_span) while the others run all the time; see agent/sources/bpf_spans.py.
+"""
 
 from __future__ import annotations
 
@@ -22,8 +26,9 @@ from agent.sources.bpf_convert import (
     vmscan_metrics,
     writeback_metrics,
 )
+from agent.sources.bpf_spans import Spans
 from bpf import loader, snapshot
-from bpf.snapshot import CgroupCounts
+from bpf.snapshot import CgroupCounts, OffcpuRaw
 from core.hostfs import HostFS
 from core.sample import SourceStatus
 
@@ -46,7 +51,10 @@ class Reloaded:
 
 @dataclass(frozen=True)
 class CgroupReading:
-    """Every cgroup's scheduling counts over the last interval, and when it ended (wall time)."""
+    """Every cgroup's scheduling counts over the last measured interval, and when it ended (wall time).
+
+    `elapsed_s` is the time measured: the interval, or the part of it a span of the hot path covered.
+    """
 
     t: float
     elapsed_s: float
@@ -80,6 +88,13 @@ class BpfSource:
     Collectors whose tracepoints this kernel lacks, or that fail to compile,
     are disabled one by one; the source is live while any collector runs.
     reload() swaps the running programs for fresh builds while collecting.
+
+    The hot-path collectors (scheduler, block: CollectorSpec.hot) start
+    measuring; end_span() detaches their hot tracepoints at the next collect and
+    open_span() attaches them again, the same loaded programs and maps, for a
+    span. A collect gives their figures over the part of its interval a span
+    covered: rates per second of that time, percentiles of what it measured,
+    nothing when no span covered any of it. coverage() says which share.
     """
 
     name = "bpf"
@@ -112,6 +127,13 @@ class BpfSource:
         # thread. Reentrant, so a close from a signal handler in the middle of one returns.
         self._lock = threading.RLock()
         self._reloading = threading.Lock()
+        # The hot path's spans. Held while a span opens or ends, a collect reads, or a hot
+        # collector is reloaded; taken before _lock, never inside it.
+        self._hot_lock = threading.Lock()
+        self._spans = Spans()
+        self._closing = False  # the next collect ends the span
+        self._detaching: threading.Thread | None = None
+        self._coverage: dict[str, float] = {}
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -136,6 +158,8 @@ class BpfSource:
             self._start_one(name, bcc, tracefs)
         loader.release_compiler_memory()
         self._last_ns = time.monotonic_ns()
+        if self._hot():
+            self._spans.loaded(self._last_ns)
         live = sorted(self._loaded)
         if not live:
             why = "; ".join(f"{n}: {s.reason}" for n, s in self._status.items())
@@ -168,7 +192,11 @@ class BpfSource:
         self._status[name] = _live_status(spec, self._loaded[name])
 
     def close(self) -> None:
-        """Detach every collector; idempotent, and safe after an interrupted start or collect."""
+        """Detach every collector; idempotent, and safe after an interrupted start or collect.
+
+        Takes no lock a collect or a span change holds across a wait, so a close from a
+        signal handler returns; a detach under way finishes first (loader.Collector.close).
+        """
         with self._lock:
             while self._loaded:
                 # Pop before cleaning up so a second close (say, from a signal handler
@@ -248,6 +276,23 @@ class BpfSource:
         cannot be built, the old one keeps running.
         """
         spec = loader.COLLECTORS[name]
+        if not spec.duty_cycled:
+            return self._reload_built(name, bcc, tracefs, settle_s)
+        # A hot collector's span neither opens nor ends meanwhile, and the new instance
+        # measures in the same span as the old: the same gate, its hot path attached or not.
+        with self._hot_lock:
+            self.wait_detached()
+            done = self._reload_built(name, bcc, tracefs, settle_s)
+            c = self._loaded.get(name)
+            if done.ok and c is not None and not self._spans.is_open:
+                try:
+                    c.detach_hot()
+                except loader.LoadError as e:
+                    self._status[name] = SourceStatus(live=True, reason=f"{e}; it stays attached")
+            return done
+
+    def _reload_built(self, name: str, bcc: ModuleType, tracefs: str, settle_s: float) -> Reloaded:
+        spec = loader.COLLECTORS[name]
         missing = loader.probe(spec, self._fs, tracefs)
         if missing is not None:
             return Reloaded(name, False, f"kept running: {missing}")
@@ -258,6 +303,8 @@ class BpfSource:
             return Reloaded(name, False, f"kept running: {e}")
         retired = new  # whichever instance is left over: the new one until the swap
         try:
+            if spec.duty_cycled and (old := self._loaded.get(name)) is not None:
+                new.set_gate(*old.gate())
             time.sleep(settle_s)
             watch = self._watch() if name == "sched" else None
             with self._lock:
@@ -288,38 +335,183 @@ class BpfSource:
         cut_ns = time.monotonic_ns()
         was, now = snapshot.read_tasks([old, new], watch.tids)
         self._tid_hists.handover(was.hist_total, now.hist_total)
-        self._carry.handover(snapshot.offcpu_of(was), snapshot.offcpu_of(now), watch.mains.values(), cut_ns)
+        if self._spans.is_open:
+            self._carry.handover(
+                snapshot.offcpu_of(was), snapshot.offcpu_of(now), watch.mains.values(), cut_ns
+            )
+        else:
+            # Between spans nothing is counted: a sleep in progress was counted up to the span's end.
+            self._carry.rebase(now.blocked_total_ns)
+
+    # -- the hot path's spans ------------------------------------------------
+
+    def _hot(self) -> list[loader.Collector]:
+        return [c for name, c in self._loaded.items() if loader.COLLECTORS[name].duty_cycled]
+
+    def hot_collectors(self) -> list[str]:
+        """The running collectors that measure in spans (scheduler, block)."""
+        with self._lock:
+            return [c.name for c in self._hot()]
+
+    @property
+    def span_open(self) -> bool:
+        """Whether the hot path measures now (a span ending at the next collect included)."""
+        return self._spans.is_open
+
+    def open_span(self) -> bool:
+        """Measure the hot path from now on: attach its tracepoints if they are detached.
+
+        Cancels an end_span() not yet carried out. Returns quickly (tens of
+        microseconds per tracepoint), once a detach still under way is done.
+        True when the hot path measures; False when no hot collector runs.
+        """
+        with self._hot_lock:
+            self._closing = False
+            if self._spans.is_open:
+                return True
+            self.wait_detached()
+            with self._lock:
+                hot = self._hot()
+                if not hot:
+                    return False
+                for c in list(hot):
+                    c.empty_stale()  # while detached: no start is added meanwhile
+                    try:
+                        # The gate is still shut at the last span's end: nothing counts until it opens.
+                        c.attach_hot()
+                    except Exception as e:  # bcc raises bare Exception; the kernel took it at load
+                        self._drop(c, f"attaching again failed: {str(e).strip() or type(e).__name__}")
+                        hot.remove(c)
+                if not hot:
+                    return False
+                opened = time.monotonic_ns()
+                for c in hot:
+                    c.set_gate(opened)
+                self._spans.open(opened)
+            return True
+
+    def _drop(self, c: loader.Collector, reason: str) -> None:
+        """Stop a collector that cannot go on: half attached, its figures would be wrong."""
+        self._loaded.pop(c.name, None)
+        with contextlib.suppress(Exception):
+            self._drops[c.name] = self._drops_before.get(c.name, 0) + c.drops()
+        c.close()
+        self._status[c.name] = SourceStatus(live=False, reason=reason.splitlines()[0])
+
+    def end_span(self) -> None:
+        """End the hot path's span at the next collect, which shuts the gates before it reads the
+        maps and then detaches the hot tracepoints off the collecting thread."""
+        with self._hot_lock:
+            self._closing = self._spans.is_open
+
+    def coverage(self) -> dict[str, float]:
+        """Metric -> share of the last collect's interval it was measured over, for the hot-path
+        figures measured over less than the whole of it."""
+        return dict(self._coverage)
+
+    def _shut(self, now: int) -> list[loader.Collector]:
+        """Shut the gates at `now` (the collect's reading time); the collectors to detach."""
+        hot = self._hot()
+        for c in hot:
+            c.set_gate(self._spans.gate_open, now)
+        self._spans.shut(now)
+        self._closing = False
+        return hot
+
+    def _detach_later(self, hot: list[loader.Collector]) -> None:
+        # Detaching waits for RCU grace periods (~30 ms here) and costs almost no CPU: off
+        # the collecting thread. The gates are shut, so the programs count nothing meanwhile.
+        def run() -> None:
+            for c in hot:
+                try:
+                    c.detach_hot()
+                except loader.LoadError as e:
+                    self._status[c.name] = SourceStatus(live=True, reason=f"{e}; it stays attached")
+
+        self._detaching = threading.Thread(target=run, name="idletune-bpf-detach", daemon=True)
+        self._detaching.start()
+
+    def wait_detached(self) -> None:
+        """Return once a detach under way (after a span's end) is done."""
+        t, self._detaching = self._detaching, None
+        if t is not None:
+            t.join()
 
     # -- reading -----------------------------------------------------------
 
     def collect(self) -> dict[str, float]:
         watch = self._watch() if self._loaded else None
-        with self._lock:
-            return self._collect(watch)
+        with self._hot_lock:
+            with self._lock:
+                out, shut = self._collect(watch)
+            if shut:
+                self._detach_later(shut)
+        return out
 
-    def _collect(self, watch: Watch | None) -> dict[str, float]:
+    def _collect(self, watch: Watch | None) -> tuple[dict[str, float], list[loader.Collector]]:
         if not self._loaded:
-            return {}
+            return {}, []
         now = time.monotonic_ns()
-        elapsed_s = max((now - self._last_ns) / 1e9, 1e-3)
+        shut = self._shut(now) if self._closing and self._spans.is_open else []
+        elapsed_ns = now - self._last_ns
+        elapsed_s = max(elapsed_ns, 1_000_000) / 1e9
+        measured_ns = self._spans.measured_ns(self._last_ns, now)
+        measured_s = max(measured_ns, 1_000_000) / 1e9
+        # Nothing measured: the hot collectors are not read, and what they may hold (events
+        # microseconds from the gate's edges) stays for the next span's first collect.
+        covered = measured_ns > 0 or self._spans.is_open
         self._last_ns = now
         out: dict[str, float] = {}
+        hot: dict[str, float] = {}
         loaded = dict(self._loaded)
-        if (c := loaded.get("block")) is not None:
-            out.update(block_metrics(snapshot.read_block(c), elapsed_s, self._names, self._seen_devs))
-        if (c := loaded.get("sched")) is not None:
+        if (c := loaded.get("block")) is not None and covered:
+            hot.update(block_metrics(snapshot.read_block(c), measured_s, self._names, self._seen_devs))
+        if (c := loaded.get("sched")) is not None and covered:
             watch = watch or Watch({}, {})
             rq, off = snapshot.read_sched(c, watch.tids)
-            out.update(runq_metrics(rq, watch.by_job, self._tid_hists))
-            self._cgroups = CgroupReading(t=time.time(), elapsed_s=elapsed_s, counts=rq.cgroups)
-            out.update(offcpu_metrics(off, elapsed_s, watch.mains, self._carry, time.monotonic_ns()))
+            hot.update(runq_metrics(rq, watch.by_job, self._tid_hists))
+            self._cgroups = CgroupReading(t=time.time(), elapsed_s=measured_s, counts=rq.cgroups)
+            self._asleep_since_opening(off, watch.mains)
+            until = now if shut else time.monotonic_ns()
+            hot.update(offcpu_metrics(off, measured_s, watch.mains, self._carry, until))
+        if shut:
+            self._carry.end_span()
+        share = min(measured_ns / elapsed_ns, 1.0) if elapsed_ns > 0 else 1.0
+        self._coverage = {k: round(share, 4) for k in hot} if share < 1.0 else {}
+        out.update(hot)
         if (c := loaded.get("vmscan")) is not None:
             out.update(vmscan_metrics(snapshot.read_vmscan(c), elapsed_s))
         if (c := loaded.get("writeback")) is not None:
             out.update(writeback_metrics(snapshot.read_writeback(c), elapsed_s, self._hz))
         if (c := loaded.get("filemap")) is not None:
             out.update(filemap_metrics(snapshot.read_filemap(c), elapsed_s))
-        return out
+        return out, shut
+
+    def _asleep_since_opening(self, off: OffcpuRaw, mains: dict[str, int]) -> None:
+        """Main threads with no scheduler event since the span opened: their state then is their
+        state now (anything else takes an event), which /proc tells; asleep, they slept since then."""
+        opened = self._spans.gate_open
+        if not opened:
+            return
+        for tid in mains.values():
+            epoch = off.epoch_ns.get(tid)
+            # No entry: a thread this instance never saw is counted from its first event, as
+            # at load; a reload's sleep not seen begin is counted by BlockedCarry.
+            if epoch is None or epoch == opened or self._carry.awaiting(tid):
+                continue
+            if self._sleeping(tid):
+                off.sleeping_since_ns[tid] = opened
+            else:
+                off.sleeping_since_ns.pop(tid, None)
+
+    def _sleeping(self, tid: int) -> bool:
+        """Whether a thread is off CPU and not runnable now (/proc/<tid>/stat's state)."""
+        try:
+            text = self._fs.read_text(f"/proc/{tid}/stat")
+        except OSError:
+            return False
+        rest = text[text.rfind(")") + 1 :].split()
+        return bool(rest) and rest[0] not in ("R", "Z", "X")
 
     def cgroups(self) -> CgroupReading | None:
         """Per-cgroup counts of the last collect (None before one, or without the sched collector)."""
