@@ -49,6 +49,9 @@ class Collector:
         self._stop = threading.Event()
         self._ticks = 0
         self._drops: dict[str, int] = {}
+        # Called with each sample, after the sources were read (the collection level's duty
+        # cycle): every caller of tick() drives it.
+        self.after_tick: list[Callable[[Sample], None]] = []
 
     @property
     def statuses(self) -> dict[str, SourceStatus]:
@@ -80,9 +83,11 @@ class Collector:
     def tick(self) -> Sample:
         """Collect once from each live source and merge; failing sources are dropped."""
         merged: dict[str, float] = {}
+        cover: dict[str, float] = {}
         for src in list(self._live):
             try:
                 metrics = src.collect()
+                share = _coverage(src)
             except Exception as exc:
                 self._live.remove(src)
                 self._status[src.name] = SourceStatus(live=False, reason=f"collect failed: {one_line(exc)}")
@@ -91,12 +96,17 @@ class Collector:
             for name, value in metrics.items():
                 v = float(value)
                 # NaN/inf carry no figure and would poison every mean downstream.
-                if math.isfinite(v):
-                    merged.setdefault(name, v)
+                if math.isfinite(v) and name not in merged:
+                    merged[name] = v
+                    if name in share:
+                        cover[name] = share[name]
         self._ticks += 1
         # Merge, so the last figures of a source that failed since are kept.
         self._drops.update(self._read_drops())
-        return Sample(t=self.now(), m=merged)
+        sample = Sample(t=self.now(), m=merged, cover=cover)
+        for hook in self.after_tick:
+            hook(sample)
+        return sample
 
     def drops(self) -> dict[str, int]:
         """Events lost by sources that count them (eBPF maps that filled up), as of
@@ -213,6 +223,12 @@ class Collector:
         for src in self.sources:
             self._close_one(src)
         self._live.clear()
+
+
+def _coverage(src: Source) -> dict[str, float]:
+    """The share of the interval a source's figures were measured over, where it was not all of it."""
+    fn = getattr(src, "coverage", None)
+    return dict(fn()) if callable(fn) else {}
 
 
 class UnavailableSource:

@@ -29,7 +29,11 @@ class DeviceFilter:
         return not (primitive.startswith("block.") and target and target not in self.keep)
 
     def sample(self, s: Sample) -> Sample:
-        return Sample(t=s.t, m={k: v for k, v in s.m.items() if self.metric(k)})
+        return Sample(
+            t=s.t,
+            m={k: v for k, v in s.m.items() if self.metric(k)},
+            cover={k: v for k, v in s.cover.items() if self.metric(k)},
+        )
 
     def host(self, h: HostInfo) -> HostInfo:
         return h.model_copy(update={"block_devices": [d for d in h.block_devices if d in self.keep]})

@@ -7,6 +7,7 @@ from collections import defaultdict
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.collection import CollectionLevel
 from core.knob import KnobValue
 from core.sample import SourceStatus
 from core.vocabulary import Agg, parse
@@ -45,6 +46,13 @@ class MetricSummary(BaseModel):
     last: float
     n: int
     unit: str
+    coverage: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=1.0,
+        description="share of the window's intervals the figure was measured over (hot-path figures "
+        "on a duty cycle measure part of it)",
+    )
 
 
 class WindowInfo(BaseModel):
@@ -68,13 +76,16 @@ class HealthReport(BaseModel):
     sources: dict[str, SourceStatus] = Field(default_factory=dict)
     drops: dict[str, int] = Field(default_factory=dict, description="events lost to full collector maps")
     notes: list[str] = Field(default_factory=list)
+    collection: CollectionLevel | None = Field(
+        default=None, description="the collection level the live host runs at, and why (none for a recording)"
+    )
 
     def missing(self) -> list[str]:
         """One line per source that is not live, saying why."""
         return [f"{name}: {st.reason}" for name, st in sorted(self.sources.items()) if not st.live]
 
 
-def summarise(values: list[float], agg: Agg, unit: str) -> MetricSummary:
+def summarise(values: list[float], agg: Agg, unit: str, coverage: float = 1.0) -> MetricSummary:
     mean = statistics.fmean(values)
     median = statistics.median(values)
     value = {Agg.MEAN: mean, Agg.MEDIAN: median, Agg.LAST: values[-1], Agg.MAX: max(values)}[agg]
@@ -87,6 +98,7 @@ def summarise(values: list[float], agg: Agg, unit: str) -> MetricSummary:
         last=values[-1],
         n=len(values),
         unit=unit,
+        coverage=min(max(coverage, 0.0), 1.0),
     )
 
 
@@ -99,12 +111,19 @@ def build_report(
     sources: dict[str, SourceStatus] | None = None,
     drops: dict[str, int] | None = None,
     notes: list[str] | None = None,
+    collection: CollectionLevel | None = None,
 ) -> HealthReport:
-    """Summarise a window. Names outside the vocabulary are ignored, as replay does."""
+    """Summarise a window. Names outside the vocabulary are ignored, as replay does.
+
+    A figure's coverage is the share of the window's samples it was measured in, each
+    weighted by the share of its interval it was measured over (Sample.cover).
+    """
     values: dict[str, list[float]] = defaultdict(list)
+    measured: dict[str, float] = defaultdict(float)
     for s in window:
         for name, v in s.m.items():
             values[name].append(v)
+            measured[name] += s.cover.get(name, 1.0)
     metrics: dict[str, float] = {}
     subsystems: dict[str, dict[str, MetricSummary]] = defaultdict(dict)
     for name in sorted(values):
@@ -112,7 +131,7 @@ def build_report(
         if parsed is None:
             continue
         d = parsed.definition
-        summary = summarise(values[name], d.agg, d.unit)
+        summary = summarise(values[name], d.agg, d.unit, measured[name] / len(window))
         metrics[name] = summary.value
         subsystems[d.subsystem][name] = summary
     start = window.start if window.start is not None else 0.0
@@ -127,4 +146,5 @@ def build_report(
         sources=dict(sources or {}),
         drops={k: v for k, v in (drops or {}).items() if v},
         notes=list(notes or []),
+        collection=collection,
     )

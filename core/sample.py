@@ -12,6 +12,13 @@ class Sample(BaseModel):
 
     t: float = Field(description="seconds (live: monotonic-anchored wall time; replay: from first sample)")
     m: dict[str, float] = Field(default_factory=dict)
+    # Metadata of the collection, not data: the incident format (spec/incident-v1.md) has no
+    # place for it and the recorder writes `m` alone.
+    cover: dict[str, float] = Field(
+        default_factory=dict,
+        description="metric -> share of the interval it was measured over, for the figures measured "
+        "over less than all of it (hot-path figures on a duty cycle); absent: the whole interval",
+    )
 
 
 class SourceStatus(BaseModel):

@@ -208,3 +208,26 @@ def test_stop_before_run_returns_at_once() -> None:
     c.stop()
     assert len(c.run(30.0)) == 0
     assert a.closed == 1
+
+
+class DutySource(FakeSource):
+    """A source whose hot figures were measured over part of the interval."""
+
+    def coverage(self) -> dict[str, float]:
+        return {"io.vda.lat_p99_us": 0.25, "io.vda.read_iops": 0.25}
+
+
+def test_a_figures_share_of_the_interval_follows_the_source_that_gave_it() -> None:
+    bpf = DutySource("bpf", {"io.vda.lat_p99_us": 900.0, "io.vda.read_iops": 120.0})
+    procfs = FakeSource("procfs", {"io.vda.read_iops": 90.0, "cpu.util_pct": 40.0})
+    c = Collector([bpf, procfs])
+    c.start()
+    seen: list[float] = []
+    c.after_tick.append(lambda s: seen.append(s.m["cpu.util_pct"]))
+    s = c.tick()
+    assert s.cover == {"io.vda.lat_p99_us": 0.25, "io.vda.read_iops": 0.25}
+    assert seen == [40.0]
+    # Between spans the eBPF source gives no disk figure: procfs's rate covers the whole interval.
+    bpf.metrics = {}
+    s = c.tick()
+    assert s.m["io.vda.read_iops"] == 90.0 and s.cover == {}

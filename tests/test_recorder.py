@@ -120,6 +120,14 @@ def test_series_is_json_lines_in_time_order(tmp_path: Path) -> None:
     assert ts == sorted(ts) and ts[0] == 0
 
 
+def test_the_share_a_figure_was_measured_over_stays_out_of_the_series(tmp_path: Path) -> None:
+    rec = record(FakeLive(), duration_s=0.05, interval_s=0.02)
+    rec.samples = [s.model_copy(update={"cover": {"io.vdb.read_iops": 0.1}}) for s in rec.samples]
+    folder = write_incident(rec, tmp_path / "rec-cover")
+    rows = [json.loads(line) for line in (folder / "series.jsonl").read_text().splitlines()]
+    assert rows and all(set(r) == {"t", "m"} for r in rows)
+
+
 def test_header_is_plain_yaml_with_sources(tmp_path: Path) -> None:
     rec = record(FakeLive(), duration_s=0.05, interval_s=0.02)
     folder = write_incident(rec, tmp_path / "rec-three")

@@ -81,3 +81,20 @@ def test_sources_drops_knobs_and_missing() -> None:
     assert r.missing() == ["bpf: not root"]
     dumped = r.model_dump(mode="json")
     assert dumped["sources"]["bpf"] == {"live": False, "reason": "not root"}
+
+
+def test_coverage_is_the_share_of_the_window_a_figure_was_measured_over() -> None:
+    w = Window(
+        samples=[
+            Sample(
+                t=0.0, m={"io.vda.lat_p99_us": 100.0, "cpu.util_pct": 1.0}, cover={"io.vda.lat_p99_us": 0.5}
+            ),
+            Sample(t=1.0, m={"io.vda.lat_p99_us": 300.0, "cpu.util_pct": 1.0}),
+            Sample(t=2.0, m={"cpu.util_pct": 1.0}),
+            Sample(t=3.0, m={"cpu.util_pct": 1.0}),
+        ]
+    )
+    r = build_report(w, HOST)
+    assert r.subsystems["io"]["io.vda.lat_p99_us"].coverage == pytest.approx(1.5 / 4)
+    assert r.subsystems["cpu"]["cpu.util_pct"].coverage == 1.0
+    assert r.collection is None  # a recording says nothing of how it was collected
