@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 
+from agent.collection import CollectionConfig, DutyCycle, HotPath, LevelPolicy
 from agent.collector import Collector, UnavailableSource, one_line
 from agent.host import detect_host
 from agent.jobs import JobRegistry, OperatorJob
@@ -17,16 +18,26 @@ from agent.sources.nvml import NvmlSource
 from agent.sources.procfs import ProcfsSource
 from agent.sources.trainer import TrainerSource
 from agent.sources.trainer_control import TrainerControl
+from core.collection import CollectionLevel
 from core.hostfs import HostFS
 from core.knob import KnobValue
 from core.report import HealthReport, build_report
 from core.sample import Sample, SourceStatus
 from core.window import Window
 
+# A command that watches for a few seconds to answer a person measures all of them.
+ONE_SHOT = "a person asked: a one-shot command measures without a break"
+
 
 class LiveHost:
     """Sources in precedence order (eBPF before procfs), with jobs found from NVML,
-    the operator and the trainer hook, and the loader workers of each job."""
+    the operator and the trainer hook, and the loader workers of each job.
+
+    With `collection` (the daemon), the hot-path eBPF collectors run on a duty
+    cycle while the host looks healthy and without a break while a trigger is open
+    or a person asks (agent/collection.py), decided at every collect; without it
+    (a one-shot command), without a break.
+    """
 
     def __init__(
         self,
@@ -36,6 +47,7 @@ class LiveHost:
         bpf: bool = True,
         operator_jobs: Sequence[OperatorJob] = (),
         state_dir: str | None = None,
+        collection: CollectionConfig | None = None,
     ) -> None:
         self.fs = fs or HostFS()
         self.nvml = NvmlSource()
@@ -52,6 +64,13 @@ class LiveHost:
         sources += [self.nvml, self.trainer, ProcfsSource(self.fs)]
         self.collector = Collector(sources, interval_s)
         self._nvml_live = False
+        policy = LevelPolicy(
+            collection or CollectionConfig(),
+            clock=self.collector.now,
+            fixed=None if collection is not None else ONE_SHOT,
+        )
+        self.duty = DutyCycle(policy, interval_s)
+        self.collector.after_tick.append(self.duty.on_sample)
 
     def _gpu_processes(self) -> dict[int, list[int]]:
         return self.nvml.gpu_processes() if self._nvml_live else {}
@@ -69,7 +88,21 @@ class LiveHost:
     def start(self) -> dict[str, SourceStatus]:
         statuses = self.collector.start()
         self._nvml_live = statuses.get("nvml", SourceStatus(live=False)).live
+        bpf = next((s for s in self.collector.sources if s.name == "bpf"), None)
+        if statuses.get("bpf", SourceStatus(live=False)).live and isinstance(bpf, HotPath):
+            hot = getattr(bpf, "hot_collectors", None)
+            if not callable(hot) or hot():
+                self.duty.attach(bpf)
         return statuses
+
+    @property
+    def level(self) -> CollectionLevel:
+        """The collection level now, and why."""
+        return self.duty.level
+
+    def ask(self, who: str) -> CollectionLevel:
+        """A person asked (`why`, `ask`, the dashboard): the hot path measures without a break for a while."""
+        return self.duty.ask(who)
 
     def collect(self, duration_s: float, on_sample: Callable[[Sample], None] | None = None) -> Window:
         """Watch for `duration_s` (or until SIGINT/SIGTERM). Sources stay open for report()."""
@@ -98,6 +131,7 @@ class LiveHost:
             sources=self.collector.statuses,
             drops=self.collector.drops(),
             notes=list(self.jobs.notes),
+            collection=self.level,
         )
 
     def reload_collectors(self) -> tuple[bool, str]:

@@ -1,0 +1,198 @@
+"""The collection level with fakes: what opens a trigger, the duty cycle's spans, a person asking."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from agent.collection import MIN_BASELINE_SAMPLES, CollectionConfig, DutyCycle, LevelPolicy
+from agent.live import ONE_SHOT, LiveHost
+from core.hostfs import HostFS
+from core.sample import Sample
+
+INTERVAL = 1.0
+
+
+class FakeHot:
+    """The hot path's spans as BpfSource keeps them: end_span takes effect at the next collect."""
+
+    def __init__(self) -> None:
+        self.open = True  # the programs measure from their load
+        self.closing = False
+        self.opened = threading.Event()
+
+    @property
+    def span_open(self) -> bool:
+        return self.open
+
+    def open_span(self) -> bool:
+        self.open, self.closing = True, False
+        self.opened.set()
+        return True
+
+    def end_span(self) -> None:
+        self.closing = self.open
+
+    def collect(self) -> bool:
+        """Whether the interval ending at this collect was measured."""
+        measured = self.open
+        if self.closing:
+            self.open = self.closing = False
+        return measured
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def cycle(config: CollectionConfig | None = None) -> tuple[DutyCycle, FakeHot, Clock]:
+    clock = Clock()
+    hot = FakeHot()
+    duty = DutyCycle(LevelPolicy(config or CollectionConfig(), clock), INTERVAL)
+    duty.attach(hot)
+    return duty, hot, clock
+
+
+def step(duty: DutyCycle, hot: FakeHot, clock: Clock, m: dict[str, float]) -> bool:
+    """One interval: the collect (was it measured?), then the level for the next one."""
+    clock.t += INTERVAL
+    measured = hot.collect()
+    duty.on_sample(Sample(t=clock.t, m=m))
+    return measured
+
+
+# Healthy: whatever the past, nothing here opens a trigger under the default config.
+healthy = st.fixed_dictionaries(
+    {
+        "trainer.j.data_wait_frac": st.floats(0.0, 0.07),  # at most the floor (0.03) + the rise (0.04)
+        "gpu.0.util_pct": st.floats(85.0, 95.0),  # never 15 % below a usual level in this range
+        "psi.cpu.some_avg10": st.floats(0.0, 1.99),
+        "psi.io.some_avg10": st.floats(0.0, 1.99),
+        "psi.mem.some_avg10": st.floats(0.0, 1.99),
+    }
+)
+
+
+@st.composite
+def triggered(draw: st.DrawFn) -> dict[str, float]:
+    """A healthy sample with one trigger open, against a healthy past."""
+    m = draw(healthy)
+    kind = draw(st.sampled_from(["data_wait", "gpu", "psi.cpu", "psi.io", "psi.mem"]))
+    if kind == "data_wait":
+        m["trainer.j.data_wait_frac"] = draw(st.floats(0.12, 1.0))  # past at most 0.07 + 0.04
+    elif kind == "gpu":
+        m["gpu.0.util_pct"] = draw(st.floats(0.0, 72.0))  # 15 % below a usual level of 85 or more
+    else:
+        m[f"{kind}.some_avg10"] = draw(st.floats(2.0, 100.0))
+    return m
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(healthy, min_size=1, max_size=60))
+def test_a_healthy_host_never_leaves_duty_level(samples: list[dict[str, float]]) -> None:
+    duty, hot, clock = cycle()
+    measured = [step(duty, hot, clock, m) for m in samples]
+    assert duty.level.level == "duty" and duty.level.reason.startswith("no trigger")
+    # One interval in ten, from the first: the hot path costs a tenth of what it would.
+    assert measured == [i % 10 == 0 for i in range(len(samples))]
+
+
+@settings(max_examples=60, deadline=None)
+# A past of five samples at least: a GPU's usual level needs them (MIN_BASELINE_SAMPLES).
+@given(
+    st.lists(healthy, min_size=MIN_BASELINE_SAMPLES, max_size=40), triggered(), st.lists(healthy, max_size=5)
+)
+def test_any_trigger_gives_full_level_at_the_next_interval(
+    before: list[dict[str, float]], trigger: dict[str, float], after: list[dict[str, float]]
+) -> None:
+    duty, hot, clock = cycle()
+    for m in before:
+        step(duty, hot, clock, m)
+    assert duty.policy.triggers(Sample(t=clock.t + 1, m=trigger))
+    step(duty, hot, clock, trigger)
+    assert duty.level.level == "full" and duty.level.reason.startswith("trigger: ")
+    # The next interval is measured, and each one after while the trigger lingers.
+    assert hot.open and not hot.closing
+    assert all(step(duty, hot, clock, m) for m in after)
+    assert step(duty, hot, clock, {})
+
+
+def test_a_trigger_lingers_then_the_duty_cycle_resumes() -> None:
+    duty, hot, clock = cycle(CollectionConfig(linger_s=3.0))
+    calm = {"psi.io.some_avg10": 0.5}
+    for _ in range(5):
+        step(duty, hot, clock, calm)
+    step(duty, hot, clock, {"psi.io.some_avg10": 12.0})
+    assert duty.level.reason == "trigger: I/O pressure 12.0% (some, avg10)"
+    measured = [step(duty, hot, clock, calm) for _ in range(14)]
+    # Two intervals held at full level, the interval after the level drops (its span ends at
+    # that collect), then off until a period after.
+    assert measured == [True, True, True, True] + [False] * 9 + [True]
+    assert duty.level.level == "duty"
+
+
+def test_a_rise_against_the_usual_level_triggers_and_a_shift_that_lasts_stops_triggering() -> None:
+    policy = LevelPolicy(CollectionConfig(baseline_s=20.0))
+    for t in range(10):
+        policy.update(Sample(t=t, m={"trainer.j.data_wait_frac": 0.30, "gpu.0.util_pct": 90.0}))
+    # 0.30 is the job's usual data wait: only a rise above it counts, as does a GPU's fall.
+    assert policy.triggers(Sample(t=10, m={"trainer.j.data_wait_frac": 0.33})) == []
+    assert policy.triggers(Sample(t=10, m={"trainer.j.data_wait_frac": 0.40, "gpu.0.util_pct": 70.0})) == [
+        "GPU 0 utilisation 70%, usually 90%",
+        "job j waits for data 40% of its steps, usually 30%",
+    ]
+    for t in range(10, 30):
+        policy.update(Sample(t=t, m={"trainer.j.data_wait_frac": 0.50}))
+    assert policy.triggers(Sample(t=30, m={"trainer.j.data_wait_frac": 0.50})) == []
+    # An idle GPU is not watched for a fall.
+    for t in range(30, 40):
+        policy.update(Sample(t=t, m={"gpu.1.util_pct": 5.0}))
+    assert policy.triggers(Sample(t=40, m={"gpu.1.util_pct": 0.0})) == []
+
+
+def test_a_person_asking_attaches_the_hot_path_at_once_and_holds_full_level() -> None:
+    duty, hot, clock = cycle(CollectionConfig(hold_s=5.0))
+    for _ in range(3):
+        step(duty, hot, clock, {})
+    assert not hot.open
+    hot.opened.clear()
+    lvl = duty.ask("the dashboard")
+    assert lvl.level == "full" and lvl.reason == "the dashboard asked 0 s ago, held 5 s"
+    assert hot.opened.wait(5)  # not waiting for the next collect
+    assert all(step(duty, hot, clock, {}) for _ in range(5))
+    assert duty.level.level == "duty"
+
+
+def test_the_duty_cycle_runs_in_whole_intervals() -> None:
+    d = DutyCycle(LevelPolicy(CollectionConfig(duty_on_s=0.3, duty_period_s=4.0)), interval_s=2.0)
+    assert (d.on_ticks, d.period_ticks) == (1, 2)
+    d = DutyCycle(LevelPolicy(CollectionConfig(duty_on_s=2.0, duty_period_s=10.0)), interval_s=1.0)
+    assert (d.on_ticks, d.period_ticks) == (2, 10)
+    duty, hot, clock = cycle(CollectionConfig(duty_on_s=2.0, duty_period_s=5.0))
+    assert [step(duty, hot, clock, {}) for _ in range(10)] == [True, True, False, False, False] * 2
+
+
+def test_config_is_strict() -> None:
+    with pytest.raises(ValidationError):
+        CollectionConfig.model_validate({"duty_on": 1})
+    with pytest.raises(ValidationError, match="longer than duty_period_s"):
+        CollectionConfig(duty_on_s=20.0, duty_period_s=10.0)
+    duty, hot, clock = cycle(CollectionConfig(duty=False))
+    assert all(step(duty, hot, clock, {}) for _ in range(12))
+    assert duty.level.reason == "the duty cycle is turned off (collection.duty: false)"
+
+
+def test_a_one_shot_command_measures_without_a_break(tmp_path: object) -> None:
+    live = LiveHost(HostFS("/nonexistent-root"), bpf=False)
+    assert live.level.level == "full" and live.level.reason == ONE_SHOT
+    assert not live.level.hot_path  # no eBPF: the level changes nothing
+    daemon = LiveHost(HostFS("/nonexistent-root"), bpf=False, collection=CollectionConfig())
+    assert daemon.level.level == "duty" and daemon.level.duty_period_s == 10.0
