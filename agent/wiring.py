@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.collection import CollectionConfig
 from agent.devicefilter import DeviceFilter
 from agent.diagnosis.engine import diagnose
 from agent.jobs import OperatorJob
@@ -142,9 +143,13 @@ def live_feed(
     jobs: Sequence[OperatorJob] = (),
     devices: Sequence[str] | None = None,
     say: Say = _quiet,
+    collection: CollectionConfig | None = None,
 ) -> Feed:
-    """Start the live sources (saying which are off and why) and feed the loop from them."""
-    live = LiveHost(fs, interval_s=interval_s, bpf=bpf, operator_jobs=jobs)
+    """Start the live sources (saying which are off and why) and feed the loop from them.
+
+    With `collection` the hot-path collectors run on its duty cycle; without it, all the time.
+    """
+    live = LiveHost(fs, interval_s=interval_s, bpf=bpf, operator_jobs=jobs, collection=collection)
     for name, st in sorted(live.start().items()):
         if not st.live:
             say(f"{name} off: {st.reason}")

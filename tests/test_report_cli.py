@@ -126,3 +126,36 @@ def test_capability_lines() -> None:
 )
 def test_value_format(v: float, unit: str, text: str) -> None:
     assert with_unit(v, unit) == text
+
+
+def test_the_collection_level_is_one_line(fake_root: Path) -> None:
+    code, out, _ = _run(*FAST, "--no-bpf")
+    assert code == 0
+    lines = [ln for ln in out.splitlines() if ln.startswith("collection:")]
+    assert lines == [
+        "collection: full: a person asked: a one-shot command measures without a break"
+        " — no hot-path collector runs, so the level changes nothing"
+    ]
+    code, out, _ = _run(*FAST, "--no-bpf", "--json")
+    assert json.loads(out)["collection"]["level"] == "full"
+
+
+def test_collection_line_says_the_cycle_and_the_share_measured() -> None:
+    from agent.cli.report import collection_line
+    from core.collection import CollectionLevel
+    from core.report import HostInfo, build_report
+    from core.sample import Sample
+    from core.window import Window
+
+    w = Window(
+        samples=[Sample(t=0.0, m={"sched.migrations_per_s": 1.0})]
+        + [Sample(t=float(t), m={"cpu.util_pct": 1.0}) for t in range(1, 10)]
+    )
+    lvl = CollectionLevel(level="duty", reason="no trigger", duty_on_s=1.0, duty_period_s=10.0)
+    report = build_report(w, HostInfo(cpus=2), collection=lvl)
+    assert collection_line(report) == (
+        "collection: duty (hot path 1 s in every 10 s, measured over 10% of the window): no trigger"
+    )
+    full = build_report(w, HostInfo(cpus=2), collection=CollectionLevel(level="full", reason="trigger: x"))
+    assert collection_line(full) == "collection: full (hot path measured over 10% of the window): trigger: x"
+    assert collection_line(build_report(w, HostInfo(cpus=2))) is None

@@ -22,6 +22,8 @@ _SOURCE_ROLE: dict[str, tuple[str, str]] = {
     "nvml": ("NVML", "GPU utilisation, clocks and power"),
     "trainer": ("trainer hook", "step time and data wait"),
 }
+# Only the scheduler collector gives it, in every interval it measured whatever the load.
+HOT_PROBE = "sched.migrations_per_s"
 _SUBSYSTEM_ORDER = ("gpu", "trainer", "io", "sched", "cpu", "mem", "numa", "psi")
 
 
@@ -42,6 +44,22 @@ def capability_lines(sources: dict[str, SourceStatus]) -> list[str]:
         elif st.reason:
             out.append(f"{label} partial: {st.reason}")
     return out
+
+
+def collection_line(report: HealthReport) -> str | None:
+    """The collection level and why, in one line; None for a recording."""
+    c = report.collection
+    if c is None:
+        return None
+    probe = report.subsystems.get("sched", {}).get(HOT_PROBE) if c.hot_path else None
+    measured = f"measured over {probe.coverage:.0%} of the window" if probe is not None else ""
+    if c.level == "duty":
+        cycle = f"hot path {c.duty_on_s:g} s in every {c.duty_period_s:g} s"
+        head = f"collection: duty ({cycle}{', ' + measured if measured else ''})"
+    else:
+        head = f"collection: full{f' (hot path {measured})' if measured else ''}"
+    tail = "" if c.hot_path else " — no hot-path collector runs, so the level changes nothing"
+    return f"{head}: {c.reason}{tail}"
 
 
 def _fmt(v: float, unit: str) -> str:
@@ -93,6 +111,8 @@ def render(report: HealthReport, console: Console) -> None:
         f"kernel {h.kernel or 'unknown'}, disks: {devices}",
     )
     console.print(f"window: {w.samples} samples over {w.end - w.start:.1f} s")
+    if (line := collection_line(report)) is not None:
+        _say(console, line)
     order = [s for s in _SUBSYSTEM_ORDER if s in report.subsystems]
     order += sorted(s for s in report.subsystems if s not in _SUBSYSTEM_ORDER)
     for subsystem in order:

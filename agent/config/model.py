@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
 
+from agent.collection import CollectionConfig
 from agent.llm.loader import LLMSettings
 from agent.loop import LoopConfig, PidLoop
 from guardrails.effect import EffectConfig
@@ -89,6 +90,10 @@ class AgentConfig(_Strict):
     )
     devices: list[str] | None = Field(default=None, description="watch and tune only these block devices")
     bpf: bool = Field(default=True, description="load the eBPF collectors")
+    collection: CollectionConfig = Field(
+        default_factory=CollectionConfig,
+        description="the hot-path eBPF collectors on a duty cycle while the host is healthy (at start only)",
+    )
     on_exit: Literal["restore", "keep"] = Field(
         default="restore", description="at SIGTERM: put originals back, or leave the changes in place"
     )
