@@ -304,3 +304,28 @@ def test_state_files_and_the_trainer_socket_are_not_world_writable(client: TestC
             assert stat.S_IMODE((svc.state_dir / secret).stat().st_mode) & 0o077 == 0
     finally:
         trainer.close()
+
+
+def test_a_person_reading_the_diagnosis_asking_or_opening_the_dashboard_is_asking(
+    client: TestClient, svc: Service
+) -> None:
+    asked: list[str] = []
+
+    class Live:
+        def ask(self, who: str) -> None:
+            asked.append(who)
+
+    svc.state.observer.live = Live()  # type: ignore[attr-defined]
+    client.get("/v1/report")
+    client.get("/metrics")
+    assert asked == []  # scrapers and schedulers poll these: nobody is asking
+    client.get("/v1/diagnosis")
+    client.get("/v1/diagnosis?x=1")  # past the fast path, through the route
+    client.get("/")
+    client.post("/v1/ask", json={"question": "why?"}, headers=svc.auth)
+    assert asked == [
+        "a reader of /v1/diagnosis",
+        "a reader of /v1/diagnosis",
+        "the dashboard",
+        "a question to /v1/ask",
+    ]

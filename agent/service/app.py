@@ -167,6 +167,7 @@ def create_app(state: ServiceState, token: str) -> FastAPI:
 
     @app.get("/v1/diagnosis", response_model=Diagnosis, tags=["read"])
     def diagnosis() -> Response:
+        state.asking("a reader of /v1/diagnosis")
         return _json(state.snapshot().diagnosis_json)
 
     @app.get("/v1/kpi", response_model=KpiSeries, tags=["read"])
@@ -203,6 +204,7 @@ def create_app(state: ServiceState, token: str) -> FastAPI:
     def ask(body: AskBody) -> AskReply:
         if state.asker is None:
             raise HTTPException(503, "no answerer is configured")
+        state.asking("a question to /v1/ask")
         snap = state.snapshot()
         text, source, note = state.asker(body.question, snap.report, snap.diagnosis)
         return AskReply(question=body.question, answer=text, source=source, note=note)
@@ -306,6 +308,7 @@ def create_app(state: ServiceState, token: str) -> FastAPI:
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def page() -> HTMLResponse:
+        state.asking("the dashboard")
         return HTMLResponse((DASHBOARD / "index.html").read_text(), headers=PAGE_HEADERS)
 
     @app.get("/static/{name}", include_in_schema=False)

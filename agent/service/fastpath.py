@@ -31,6 +31,8 @@ class SnapshotFastPath:
         if attr is None or scope["method"] != "GET" or scope.get("query_string"):
             await self.app(scope, receive, send)
             return
+        if attr == "diagnosis_json":
+            self.state.asking("a reader of /v1/diagnosis")  # the dashboard polls it while open
         body: bytes = getattr(self.state.snapshot(), attr)
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": 200, "headers": headers})

@@ -68,6 +68,13 @@ class ServiceState:
     def state_dir(self) -> Path:
         return self.guard.dir
 
+    def asking(self, who: str) -> None:
+        """A person asks (the dashboard, /v1/diagnosis, /v1/ask): the live host's hot-path
+        collectors measure without a break for a while. Returns at once."""
+        ask = getattr(getattr(self.observer, "live", None), "ask", None)
+        if callable(ask):
+            ask(who)
+
     def snapshot(self) -> Snapshot:
         snap = self._snapshot
         if snap is None:
