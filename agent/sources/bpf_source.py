@@ -404,6 +404,12 @@ class BpfSource:
         with self._hot_lock:
             self._closing = self._spans.is_open
 
+    def gates(self) -> dict[str, tuple[int, int]]:
+        """Each hot collector's gate now: the span it measures, (open_ns, shut_ns), monotonic ns;
+        shut 0 while it is open, open 0 while it measures from its load."""
+        with self._lock:
+            return {c.name: c.gate() for c in self._hot()}
+
     def coverage(self) -> dict[str, float]:
         """Metric -> share of the last collect's interval it was measured over, for the hot-path
         figures measured over less than the whole of it."""
