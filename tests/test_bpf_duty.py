@@ -284,3 +284,31 @@ def test_a_collector_that_cannot_attach_again_is_stopped(host: Path, bcc: FakeBc
     )
     assert src.hot_collectors() == ["sched"]
     src.close()
+
+
+def test_a_span_that_opens_during_a_reload_is_the_new_programs_span(
+    host: Path, bcc: FakeBcc, clock: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = started(host, ["block", "sched"])
+    clock[0] += S
+    src.end_span()
+    src.collect()
+    src.wait_detached()
+    shut = gate(prog(bcc, "sched"))
+    bcc.pending = {"block": block_maps(), "sched": sched_maps()}
+
+    def settle(_s: float) -> None:
+        # Block is reloaded first: a trigger while its new build settles.
+        if bcc.loaded[-1].name == "block":
+            assert gate(bcc.loaded[-1]) == shut  # the old gate from its load: it counts nothing yet
+            clock[0] += S
+            assert src.open_span()
+
+    monkeypatch.setattr(time, "sleep", settle)
+    ok, line = src.reload()
+    assert ok, line
+    new = {b.name: b for b in bcc.loaded if b.cleanups == 0}
+    assert gate(new["sched"])[1] == 0 and gate(new["block"])[1] == 0  # open, as the old one was
+    assert new["sched"].detached == set() and new["block"].detached == set()
+    assert src.span_open
+    src.close()

@@ -274,24 +274,12 @@ class BpfSource:
         time and detached, so no event goes unseen; loader.Collector.take_over
         says how nothing is counted twice meanwhile. When the new instance
         cannot be built, the old one keeps running.
-        """
-        spec = loader.COLLECTORS[name]
-        if not spec.duty_cycled:
-            return self._reload_built(name, bcc, tracefs, settle_s)
-        # A hot collector's span neither opens nor ends meanwhile, and the new instance
-        # measures in the same span as the old: the same gate, its hot path attached or not.
-        with self._hot_lock:
-            self.wait_detached()
-            done = self._reload_built(name, bcc, tracefs, settle_s)
-            c = self._loaded.get(name)
-            if done.ok and c is not None and not self._spans.is_open:
-                try:
-                    c.detach_hot()
-                except loader.LoadError as e:
-                    self._status[name] = SourceStatus(live=True, reason=f"{e}; it stays attached")
-            return done
 
-    def _reload_built(self, name: str, bcc: ModuleType, tracefs: str, settle_s: float) -> Reloaded:
+        A hot collector's new instance measures in the old one's span: it takes
+        the old gate at its load and again at the swap (a span may have opened
+        or ended meanwhile; what it counted outside the span is its baseline,
+        so left out), and is detached after the swap when no span is open.
+        """
         spec = loader.COLLECTORS[name]
         missing = loader.probe(spec, self._fs, tracefs)
         if missing is not None:
@@ -303,21 +291,31 @@ class BpfSource:
             return Reloaded(name, False, f"kept running: {e}")
         retired = new  # whichever instance is left over: the new one until the swap
         try:
-            if spec.duty_cycled and (old := self._loaded.get(name)) is not None:
-                new.set_gate(*old.gate())
+            if spec.duty_cycled and (was := self._loaded.get(name)) is not None:
+                new.set_gate(*was.gate())
             time.sleep(settle_s)
             watch = self._watch() if name == "sched" else None
-            with self._lock:
-                old = self._loaded.get(name)
-                if old is None:
-                    return Reloaded(name, False, "not reloaded: the source was closed meanwhile")
-                differs = new.layout_differs(old)
-                if differs is not None:
-                    return Reloaded(name, False, f"kept running: the new build's {differs}; restart idletune")
-                self._swap(name, old, new, watch)
-                self._loaded[name] = new
-                self._status[name] = _live_status(spec, new)
-                retired = old
+            # Not across the build and the settle: a collect would wait seconds for them.
+            with self._hot_lock if spec.duty_cycled else contextlib.nullcontext():
+                with self._lock:
+                    old = self._loaded.get(name)
+                    if old is None:
+                        return Reloaded(name, False, "not reloaded: the source was closed meanwhile")
+                    differs = new.layout_differs(old)
+                    if differs is not None:
+                        why = f"kept running: the new build's {differs}; restart idletune"
+                        return Reloaded(name, False, why)
+                    if spec.duty_cycled:
+                        new.set_gate(*old.gate())
+                    self._swap(name, old, new, watch)
+                    self._loaded[name] = new
+                    self._status[name] = _live_status(spec, new)
+                    retired = old
+                if spec.duty_cycled and not self._spans.is_open:
+                    try:
+                        new.detach_hot()
+                    except loader.LoadError as e:
+                        self._status[name] = SourceStatus(live=True, reason=f"{e}; it stays attached")
             return Reloaded(name, True, "reloaded")
         finally:
             # Outside the lock: detaching waits for RCU grace periods (tens of ms per
