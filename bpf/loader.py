@@ -251,6 +251,19 @@ class Collector:
     def drops(self) -> int:
         return sum(self.array_totals("drops"))
 
+    def programs(self) -> dict[str, int]:
+        """The descriptor of each loaded program, by the event of its tracepoint.
+
+        bcc names a TRACEPOINT_PROBE(category, event) function `tracepoint__category__event`
+        and keeps its descriptor in `funcs` until cleanup.
+        """
+        out: dict[str, int] = {}
+        for name, fn in dict(getattr(self.bpf, "funcs", None) or {}).items():
+            text = name.decode() if isinstance(name, bytes) else str(name)
+            if text.startswith("tracepoint__"):
+                out[text.split("__", 2)[-1]] = int(fn.fd)
+        return out
+
     def layout_differs(self, old: Collector) -> str | None:
         """Why `old`'s counting maps cannot be carried into this instance's, or None when they can."""
         spec = COLLECTORS[self.name]
