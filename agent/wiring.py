@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.cost import CostConfig
 from agent.devicefilter import DeviceFilter
 from agent.diagnosis.engine import diagnose
 from agent.jobs import OperatorJob
@@ -142,13 +143,20 @@ def live_feed(
     jobs: Sequence[OperatorJob] = (),
     devices: Sequence[str] | None = None,
     say: Say = _quiet,
+    cost: CostConfig | None = None,
 ) -> Feed:
     """Start the live sources (saying which are off and why) and feed the loop from them."""
-    live = LiveHost(fs, interval_s=interval_s, bpf=bpf, operator_jobs=jobs)
+    live = LiveHost(fs, interval_s=interval_s, bpf=bpf, operator_jobs=jobs, cost=cost)
     for name, st in sorted(live.start().items()):
         if not st.live:
             say(f"{name} off: {st.reason}")
     live.collector.tick()  # rates need a previous reading
+    live.check_cost()  # the budget's window starts after start-up's compile
+
+    def on_budget(over: str | None) -> None:
+        say(f"cost: {over}" if over is not None else "cost: back within budget")
+
+    live.on_budget = on_budget
 
     def cooperation(action: Action) -> str | None:
         job = str(action.target)
@@ -157,11 +165,11 @@ def live_feed(
         caps = live.trainer_control.capabilities(job)
         return None if action.primitive in caps or REOPEN_FILES in caps else f"job {job}'s hook cannot set it"
 
-    sample: Callable[[], Sample] = live.collector.tick
+    sample: Callable[[], Sample] = live.tick
     report: Callable[[Window], HealthReport] = live.report
     if devices:
         ours = DeviceFilter(devices)
-        tick = live.collector.tick
+        tick = live.tick
         sample = lambda: ours.sample(tick())  # noqa: E731
         report = lambda w: ours.report(live.report(w))  # noqa: E731
     return Feed(

@@ -213,7 +213,13 @@ def _serve_live(loaded: Any, named: Path | None, llm: bool) -> None:
         _say(f"{ev.kind}: {ev.text}")
 
     feed = live_feed(
-        fs, interval_s=cfg.loop.interval_s, bpf=cfg.bpf, jobs=jobs, devices=cfg.devices, say=_say
+        fs,
+        interval_s=cfg.loop.interval_s,
+        bpf=cfg.bpf,
+        jobs=jobs,
+        devices=cfg.devices,
+        say=_say,
+        cost=cfg.cost,
     )
     if feed.live is None:
         fail("the live sources did not start")

@@ -19,7 +19,7 @@ from agent.diagnosis.engine import diagnose
 from agent.service.features import FeaturesDoc
 from agent.service.guard import Guard
 from agent.service.kpi import KpiSeries, kpi_series
-from agent.service.metrics import gauges_text
+from agent.service.metrics import cost_text, gauges_text
 from agent.service.observers import Observer
 from core.diagnosis import Diagnosis
 from core.report import HealthReport
@@ -90,7 +90,7 @@ class ServiceState:
             diagnosis_json=d.model_dump_json().encode(),
             kpi_json=kpi.model_dump_json().encode(),
             features_json=obs.features.model_dump_json().encode(),
-            gauges=gauges_text(obs.report, d, pending),
+            gauges=gauges_text(obs.report, d, pending) + cost_text(obs.cost),
         )
         # One reference assignment: readers see the old snapshot or the new, never half of one.
         self._snapshot = snap
