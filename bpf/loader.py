@@ -204,9 +204,15 @@ class Collector:
     # What a replaced instance counted after its last read, added to this one's next read.
     _carried: dict[str, list[int]] = field(default_factory=dict)
     _carried_items: dict[str, list[tuple[Any, Any]]] = field(default_factory=dict)
+    _tables: dict[str, Any] = field(default_factory=dict)
 
     def table(self, name: str) -> Any:
-        return self.bpf.get_table(name.encode())
+        # bcc's get_table builds a new table object each call (type descriptions decoded from
+        # JSON, the possible CPUs read from sysfs): one per map, for the object's life.
+        t = self._tables.get(name)
+        if t is None:
+            t = self._tables[name] = self.bpf.get_table(name.encode())
+        return t
 
     def array_totals(self, name: str) -> list[int]:
         """Sum over CPUs of every element of a per-CPU array (running totals)."""
@@ -304,6 +310,7 @@ class Collector:
 
     def close(self) -> None:
         bpf, self.bpf = self.bpf, None
+        self._tables.clear()
         if bpf is not None:
             bpf.cleanup()
             # bcc registers cleanup at exit, which keeps every closed object alive:
