@@ -3,7 +3,9 @@ telling when it goes over, /metrics, and the config."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -11,9 +13,16 @@ from prometheus_client.parser import text_string_to_metric_families
 from agent.config.model import AgentConfig
 from agent.cost import CostBudget, CostConfig, CostReading, Share
 from agent.live import LiveHost
+from agent.service import metrics
+from agent.service.guard import Guard, fs_host
 from agent.service.metrics import cost_text
+from agent.service.observers import Observation, ReplayObserver
+from agent.service.state import ServiceState
 from bpf.stats import ProgramCost
 from core.hostfs import HostFS
+from core.window import Window
+from tests.fakes.fake_kernel import fake_host
+from tests.service_helpers import INCIDENT
 
 # -- the budget ---------------------------------------------------------------------------
 
@@ -156,3 +165,44 @@ def test_cost_config_has_its_defaults_and_refuses_unknown_keys() -> None:
     assert CostConfig().budget_cores == 0.01
     with pytest.raises(ValueError):
         AgentConfig.model_validate({"cost": {"budget": 0.02}})
+
+
+# -- the service serialises what is asked for ---------------------------------------------------
+
+
+class GrowingObserver:
+    """A recorded incident whose window goes on filling after each observe, as the loop's does."""
+
+    def __init__(self) -> None:
+        obs = ReplayObserver(INCIDENT).observe()
+        self.window = Window(horizon_s=1e9, samples=obs.window.samples[:10])
+        self.rest = obs.window.samples[10:]
+        self.obs = obs
+
+    def observe(self) -> Observation:
+        return replace(self.obs, window=self.window)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_snapshot_is_serialised_when_first_asked_from_what_the_refresh_saw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[str] = []
+    real = metrics.gauges_text
+
+    def counted(*args: Any) -> bytes:
+        made.append("gauges")
+        return real(*args)
+
+    monkeypatch.setattr("agent.service.state.gauges_text", counted)
+    observer = GrowingObserver()
+    fh = fake_host(tmp_path / "root")
+    state = ServiceState(observer, Guard(tmp_path / "state", lambda: fs_host(fh.host)))
+    snap = state.refresh()
+    assert made == []  # nobody asked yet
+    observer.window.add(observer.rest[0])  # the loop goes on after the refresh
+    assert snap.kpi_json == snap.kpi_json and snap.gauges is snap.gauges
+    assert made == ["gauges"]
+    assert len(snap.kpi.points) == 10  # not 11: the samples as of the refresh
