@@ -12,6 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from agent.config.model import AgentConfig
 from agent.cost import CostBudget, CostConfig, CostReading, Share
+from agent.diagnosis.engine import diagnose
 from agent.live import LiveHost
 from agent.service import metrics
 from agent.service.guard import Guard, fs_host
@@ -196,7 +197,12 @@ def test_a_snapshot_is_serialised_when_first_asked_from_what_the_refresh_saw(
         made.append("gauges")
         return real(*args)
 
+    def diagnosed(*args: Any) -> Any:
+        made.append("diagnosis")
+        return diagnose(*args)
+
     monkeypatch.setattr("agent.service.state.gauges_text", counted)
+    monkeypatch.setattr("agent.service.state.diagnose", diagnosed)
     observer = GrowingObserver()
     fh = fake_host(tmp_path / "root")
     state = ServiceState(observer, Guard(tmp_path / "state", lambda: fs_host(fh.host)))
@@ -204,5 +210,6 @@ def test_a_snapshot_is_serialised_when_first_asked_from_what_the_refresh_saw(
     assert made == []  # nobody asked yet
     observer.window.add(observer.rest[0])  # the loop goes on after the refresh
     assert snap.kpi_json == snap.kpi_json and snap.gauges is snap.gauges
-    assert made == ["gauges"]
+    assert made == ["diagnosis", "gauges"]
+    assert snap.diagnosis is snap.diagnosis and made == ["diagnosis", "gauges"]
     assert len(snap.kpi.points) == 10  # not 11: the samples as of the refresh

@@ -2,8 +2,9 @@
 
 Every read endpoint serves bytes serialised at most once per refresh, so a request costs
 a lookup and a write, whatever the number of clients: the host is observed once per
-interval, not once per request. A snapshot is serialised when first asked for, so an
-interval nobody reads costs no serialising (most: Prometheus scrapes every 15 s or so).
+interval, not once per request. The report is made at each refresh, on the loop's thread;
+the diagnosis and the serialised parts are made from it when first asked for, so an
+interval nobody reads (most: Prometheus scrapes every 15 s or so) costs only the report.
 """
 
 from __future__ import annotations
@@ -38,28 +39,34 @@ class Inputs:
 
     horizon_s: float
     samples: list[Sample]  # the window's as of the refresh: the loop's goes on filling
+    question: str | None
     markers: Callable[[], Sequence[tuple[float, str, str]]]
     pending: Callable[[], int]
     cost: CostReading | None
 
 
 class Snapshot:
-    """The report and diagnosis of one refresh; what is served of them is made when first asked."""
+    """The report of one refresh; its diagnosis, and what is served, are made when first asked."""
 
-    def __init__(
-        self, t: float, report: HealthReport, diagnosis: Diagnosis, features: FeaturesDoc, inputs: Inputs
-    ) -> None:
+    def __init__(self, t: float, report: HealthReport, features: FeaturesDoc, inputs: Inputs) -> None:
         self.t = t
         self.report = report
-        self.diagnosis = diagnosis
         self.features = features
         self._in = inputs
 
-    # Two requests meeting on a part not made yet may both make it; they make the same bytes.
+    # Two requests meeting on a part not made yet may both make it; they make the same thing.
+
+    @cached_property
+    def window(self) -> Window:
+        return Window(self._in.horizon_s, self._in.samples)
+
+    @cached_property
+    def diagnosis(self) -> Diagnosis:
+        return diagnose(self.window, self.report, self._in.question)
 
     @cached_property
     def kpi(self) -> KpiSeries:
-        return kpi_series(Window(self._in.horizon_s, self._in.samples), self._in.markers())
+        return kpi_series(self.window, self._in.markers())
 
     @cached_property
     def report_json(self) -> bytes:
@@ -118,16 +125,16 @@ class ServiceState:
 
     def refresh(self) -> Snapshot:
         obs = self.observer.observe()
-        d = diagnose(obs.window, obs.report, obs.question)
         guard = self.guard
         inputs = Inputs(
             horizon_s=obs.window.horizon_s,
             samples=obs.window.samples,
+            question=obs.question,
             markers=guard.markers,
             pending=lambda: len(guard.approvals.pending()),
             cost=obs.cost,
         )
-        snap = Snapshot(self._clock(), obs.report, d, obs.features, inputs)
+        snap = Snapshot(self._clock(), obs.report, obs.features, inputs)
         # One reference assignment: readers see the old snapshot or the new, never half of one.
         self._snapshot = snap
         return snap
