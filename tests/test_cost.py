@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from agent.cli.auto import snapshot_path, write_snapshot
 from agent.config.model import AgentConfig
 from agent.cost import CostBudget, CostConfig, CostReading, Share
 from agent.diagnosis.engine import diagnose
@@ -20,6 +22,7 @@ from agent.service.metrics import cost_text
 from agent.service.observers import Observation, ReplayObserver
 from agent.service.state import ServiceState
 from bpf.stats import ProgramCost
+from core import statedir
 from core.hostfs import HostFS
 from core.window import Window
 from tests.fakes.fake_kernel import fake_host
@@ -213,3 +216,27 @@ def test_a_snapshot_is_serialised_when_first_asked_from_what_the_refresh_saw(
     assert made == ["diagnosis", "gauges"]
     assert snap.diagnosis is snap.diagnosis and made == ["diagnosis", "gauges"]
     assert len(snap.kpi.points) == 10  # not 11: the samples as of the refresh
+
+
+def test_the_status_snapshot_is_written_when_it_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("IDLETUNE_STATE_DIR", str(tmp_path))
+    writes: list[str] = []
+    real = statedir.write_file
+
+    def counted(path: Any, text: str, mode: int = 0o600) -> None:
+        writes.append(text)
+        real(path, text, mode)
+
+    monkeypatch.setattr(statedir, "write_file", counted)
+    loop = SimpleNamespace(snapshot=lambda: {"mode": "observe"})
+    for _ in range(3):
+        write_snapshot(loop)  # type: ignore[arg-type]
+    assert len(writes) == 1
+    loop.snapshot = lambda: {"mode": "auto"}
+    write_snapshot(loop)  # type: ignore[arg-type]
+    assert len(writes) == 2
+    snapshot_path().unlink()  # gone: written again though unchanged
+    write_snapshot(loop)  # type: ignore[arg-type]
+    assert len(writes) == 3 and snapshot_path().exists()
