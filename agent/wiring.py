@@ -152,6 +152,8 @@ def live_feed(
             say(f"{name} off: {st.reason}")
     live.collector.tick()  # rates need a previous reading
     live.check_cost()  # the budget's window starts after start-up's compile
+    if live.cost is not None and live.cost.programs and not live.cost.bpf_measured:
+        say(f"eBPF programs' run time {live.cost.bpf_how}")
 
     def on_budget(over: str | None) -> None:
         say(f"cost: {over}" if over is not None else "cost: back within budget")
