@@ -70,7 +70,7 @@ class Share:
     def line(self) -> str:
         return (
             f"{self.total * 100:.2f} % of a core over the last {self.span_s:.0f} s "
-            f"(agent {self.agent * 100:.2f} %, eBPF programs {self.bpf * 100:.2f} %)"
+            f"(its process {self.agent * 100:.2f} %, its eBPF programs {self.bpf * 100:.2f} %)"
         )
 
 

@@ -60,7 +60,7 @@ def test_the_budget_judges_a_full_window_only_and_says_why() -> None:
     why = b.over_budget()
     assert why is not None
     assert "2.00 % of a core over the last 60 s" in why
-    assert "agent 1.50 %, eBPF programs 0.50 %" in why
+    assert "its process 1.50 %, its eBPF programs 0.50 %" in why
     assert "over its budget of 1 % of a core" in why
 
 
