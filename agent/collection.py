@@ -134,6 +134,7 @@ class LevelPolicy:
         self._asked_until = -math.inf
         self._asked_at = 0.0
         self._asked_by = ""
+        self._budget: str | None = None  # why the agent is over its cost budget, or None
         self._level = self._decide(clock(), [])
 
     @property
@@ -178,12 +179,22 @@ class LevelPolicy:
             self._level = self._decide(now, [])
             return self._level
 
+    def over_budget(self, reason: str | None) -> None:
+        """The agent's cost is over its budget (why), or back under it (None); from the next sample
+        on, only a person asking holds the full level."""
+        with self._lock:
+            self._budget = reason
+
     def _decide(self, now: float, found: list[str]) -> CollectionLevel:
         c = self.config
         if found:
             self._trigger_t, self._trigger = now, "; ".join(found)
         if self._fixed is not None:
             return self._at("full", self._fixed, now)
+        if self._budget is not None and now >= self._asked_until:
+            # The agent that watches for waste must not become it: a trigger or the operator's
+            # duty: false gives way; a person's explicit, time-bounded request does not.
+            return self._at("duty", f"over its cost budget: {self._budget}", now)
         if not c.duty:
             return self._at("full", "the duty cycle is turned off (collection.duty: false)", now)
         if found:

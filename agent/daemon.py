@@ -37,7 +37,17 @@ Say = Callable[[str], object]
 ProposersFor = Callable[[AgentConfig], tuple[Proposer | None, Proposer]]
 
 # Settings read once at start: changing them in the file takes a restart, and a reload says so.
-AT_START = ("server", "bpf", "jobs", "devices", "paths", "loop.interval_s", "llm", "collection")
+AT_START = (
+    "server",
+    "bpf",
+    "jobs",
+    "devices",
+    "paths",
+    "loop.interval_s",
+    "llm",
+    "collection",
+    "cost",
+)
 
 
 @dataclass(frozen=True)

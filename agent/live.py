@@ -7,10 +7,13 @@ builds one LiveHost, so they all see the same sources, jobs and knobs.
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from agent.collection import CollectionConfig, DutyCycle, HotPath, LevelPolicy
 from agent.collector import Collector, UnavailableSource, one_line
+from agent.cost import CostBudget, CostConfig, CostReading, process_usage
 from agent.host import detect_host
 from agent.jobs import JobRegistry, OperatorJob
 from agent.sources.base import Source
@@ -48,8 +51,14 @@ class LiveHost:
         operator_jobs: Sequence[OperatorJob] = (),
         state_dir: str | None = None,
         collection: CollectionConfig | None = None,
+        cost: CostConfig | None = None,
     ) -> None:
         self.fs = fs or HostFS()
+        self.budget = CostBudget(cost)
+        self.cost: CostReading | None = None  # as of the last tick()
+        # Called when the agent goes over its budget (with why) and back under it (with None):
+        # where collection drops to its cheaper level.
+        self.on_budget: Callable[[str | None], object] | None = None
         self.nvml = NvmlSource()
         self.trainer = TrainerSource(state_dir)
         self.jobs = JobRegistry(
@@ -60,7 +69,8 @@ class LiveHost:
         )
         self.trainer_control = TrainerControl(self.trainer)
         sources: list[Source] = []
-        sources.append(self._bpf_source() if bpf else UnavailableSource("bpf", "turned off by the operator"))
+        self._bpf: Source | None = self._bpf_source() if bpf else None
+        sources.append(self._bpf or UnavailableSource("bpf", "turned off by the operator"))
         sources += [self.nvml, self.trainer, ProcfsSource(self.fs)]
         self.collector = Collector(sources, interval_s)
         self._nvml_live = False
@@ -80,7 +90,9 @@ class LiveHost:
             # By name, here: it pulls in bcc, which is optional and slow to import,
             # and a host without it must still get a report.
             module = importlib.import_module("agent.sources.bpf_source")
-            src: Source = module.BpfSource(fs=self.fs, jobs=self.jobs.pids_by_job)
+            src: Source = module.BpfSource(
+                fs=self.fs, jobs=self.jobs.pids_by_job, run_time_stats=self.budget.config.bpf_stats
+            )
             return src
         except Exception as exc:
             return UnavailableSource("bpf", f"eBPF source unavailable ({one_line(exc)})")
@@ -103,6 +115,32 @@ class LiveHost:
     def ask(self, who: str) -> CollectionLevel:
         """A person asked (`why`, `ask`, the dashboard): the hot path measures without a break for a while."""
         return self.duty.ask(who)
+
+    def tick(self) -> Sample:
+        """Collect one interval, then measure what the agent costs (see check_cost)."""
+        sample = self.collector.tick()
+        self.check_cost()
+        return sample
+
+    def check_cost(self) -> str | None:
+        """Read the agent's cost and compare it with the budget; why it is over budget, or None.
+
+        On a change either way on_budget is told, with the reason or None.
+        """
+        was = self.budget.over_budget()
+        cpu_s, rss = process_usage()
+        programs_of = getattr(self._bpf, "program_costs", None)
+        status_of = getattr(self._bpf, "run_time_status", None)
+        programs = programs_of() if callable(programs_of) else {}
+        measured, how = status_of() if callable(status_of) else (False, "no eBPF programs")
+        reading = CostReading(cpu_s, rss, programs, bpf_measured=measured, bpf_how=how)
+        share = self.budget.observe(cpu_s, reading.bpf_s)
+        over = self.budget.over_budget()
+        self.cost = replace(reading, share=share, budget_cores=self.budget.config.budget_cores, over=over)
+        self.duty.policy.over_budget(over)  # the cheaper level while over, from the next sample
+        if (over is None) != (was is None) and self.on_budget is not None:
+            self.on_budget(over)
+        return over
 
     def collect(self, duration_s: float, on_sample: Callable[[Sample], None] | None = None) -> Window:
         """Watch for `duration_s` (or until SIGINT/SIGTERM). Sources stay open for report()."""
@@ -130,9 +168,15 @@ class LiveHost:
             jobs=self.jobs.job_infos(),
             sources=self.collector.statuses,
             drops=self.collector.drops(),
-            notes=list(self.jobs.notes),
+            notes=[*self.jobs.notes, *self._cost_notes()],
             collection=self.level,
         )
+
+    def _cost_notes(self) -> list[str]:
+        c = self.cost
+        if c is None or c.over is None:
+            return []
+        return [f"cost: {c.over}"]
 
     def reload_collectors(self) -> tuple[bool, str]:
         """Replace the running eBPF programs with fresh builds, counts carried over.
@@ -141,7 +185,10 @@ class LiveHost:
         sample covers its whole interval. True when every source that can be
         reloaded was; the text has one line per source.
         """
+        # The compile is a one-off the operator asked for, not what collection costs.
+        cpu0 = time.thread_time()
         done = self.collector.reload()
+        self.budget.exclude(time.thread_time() - cpu0)
         return all(ok for _, ok, _ in done), "\n".join(f"{name}: {line}" for name, _, line in done)
 
     def close(self) -> None:

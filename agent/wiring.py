@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.collection import CollectionConfig
+from agent.cost import CostConfig
 from agent.devicefilter import DeviceFilter
 from agent.diagnosis.engine import diagnose
 from agent.jobs import OperatorJob
@@ -144,16 +145,28 @@ def live_feed(
     devices: Sequence[str] | None = None,
     say: Say = _quiet,
     collection: CollectionConfig | None = None,
+    cost: CostConfig | None = None,
 ) -> Feed:
     """Start the live sources (saying which are off and why) and feed the loop from them.
 
     With `collection` the hot-path collectors run on its duty cycle; without it, all the time.
+    `cost` sets the agent's budget (its CPU and its eBPF programs' run time).
     """
-    live = LiveHost(fs, interval_s=interval_s, bpf=bpf, operator_jobs=jobs, collection=collection)
+    live = LiveHost(
+        fs, interval_s=interval_s, bpf=bpf, operator_jobs=jobs, collection=collection, cost=cost
+    )
     for name, st in sorted(live.start().items()):
         if not st.live:
             say(f"{name} off: {st.reason}")
     live.collector.tick()  # rates need a previous reading
+    live.check_cost()  # the budget's window starts after start-up's compile
+    if live.cost is not None and live.cost.programs and not live.cost.bpf_measured:
+        say(f"eBPF programs' run time {live.cost.bpf_how}")
+
+    def on_budget(over: str | None) -> None:
+        say(f"cost: {over}" if over is not None else "cost: back within budget")
+
+    live.on_budget = on_budget
 
     def cooperation(action: Action) -> str | None:
         job = str(action.target)
@@ -162,11 +175,11 @@ def live_feed(
         caps = live.trainer_control.capabilities(job)
         return None if action.primitive in caps or REOPEN_FILES in caps else f"job {job}'s hook cannot set it"
 
-    sample: Callable[[], Sample] = live.collector.tick
+    sample: Callable[[], Sample] = live.tick
     report: Callable[[Window], HealthReport] = live.report
     if devices:
         ours = DeviceFilter(devices)
-        tick = live.collector.tick
+        tick = live.tick
         sample = lambda: ours.sample(tick())  # noqa: E731
         report = lambda w: ours.report(live.report(w))  # noqa: E731
     return Feed(

@@ -160,8 +160,39 @@ def _testbed(f: dict[str, Any]) -> list[BenchRow]:
     ]
 
 
+def _cost(f: dict[str, Any]) -> list[BenchRow]:
+    rows: list[BenchRow] = [
+        (
+            f"`idletune serve`, observe mode, settled: process CPU (over {f['seconds']:g} s)",
+            f"{f['cpu_share_pct']:.2f} % of one core",
+            "< 1 % of one core",
+            "bench/cost.py",
+        ),
+        (
+            "`idletune serve`: RSS while serving and collecting",
+            f"{f['rss_mib']:.0f} MiB (peak {f['peak_rss_mib']:.0f} MiB, at the compile)",
+            "≤ 150 MB",
+            "bench/cost.py",
+        ),
+    ]
+    progs = f.get("programs") or {}
+    if progs:
+        name, top = next(iter(progs.items()))
+        rows.append(
+            (
+                "its eBPF programs together, under the machine's load at the time",
+                f"{f['bpf_share_pct']:.2f} % of one core; most: {name}, "
+                f"{top['events_per_s']:,.0f} events/s × {top['ns_per_event']:.0f} ns",
+                "with the process ≤ 1 % (cost.budget_cores)",
+                "bench/cost.py",
+            )
+        )
+    return rows
+
+
 RENDER: dict[str, Callable[[dict[str, Any]], list[BenchRow]]] = {
     "overhead": _overhead,
+    "cost": _cost,
     "diagnose": _diagnose,
     "eval": _eval,
     "hook": _hook,

@@ -22,6 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from bpf import memory
 from core.hostfs import HostFS
 
 PROGRAM_DIR = Path(__file__).resolve().parent
@@ -230,9 +231,15 @@ class Collector:
     # collecting thread and must not meet a close of the same object. Reentrant, so a close
     # from a signal handler in the middle of an attach returns (the attach then stops).
     _attach_lock: threading.RLock = field(default_factory=threading.RLock)
+    _tables: dict[str, Any] = field(default_factory=dict)
 
     def table(self, name: str) -> Any:
-        return self.bpf.get_table(name.encode())
+        # bcc's get_table builds a new table object each call (type descriptions decoded from
+        # JSON, the possible CPUs read from sysfs): one per map, for the object's life.
+        t = self._tables.get(name)
+        if t is None:
+            t = self._tables[name] = self.bpf.get_table(name.encode())
+        return t
 
     def array_totals(self, name: str) -> list[int]:
         """Sum over CPUs of every element of a per-CPU array (running totals)."""
@@ -277,6 +284,19 @@ class Collector:
 
     def drops(self) -> int:
         return sum(self.array_totals("drops"))
+
+    def programs(self) -> dict[str, int]:
+        """The descriptor of each loaded program, by the event of its tracepoint.
+
+        bcc names a TRACEPOINT_PROBE(category, event) function `tracepoint__category__event`
+        and keeps its descriptor in `funcs` until cleanup.
+        """
+        out: dict[str, int] = {}
+        for name, fn in dict(getattr(self.bpf, "funcs", None) or {}).items():
+            text = name.decode() if isinstance(name, bytes) else str(name)
+            if text.startswith("tracepoint__"):
+                out[text.split("__", 2)[-1]] = int(fn.fd)
+        return out
 
     def layout_differs(self, old: Collector) -> str | None:
         """Why `old`'s counting maps cannot be carried into this instance's, or None when they can."""
@@ -378,6 +398,7 @@ class Collector:
     def close(self) -> None:
         with self._attach_lock:
             bpf, self.bpf = self.bpf, None
+            self._tables.clear()
         if bpf is not None:
             bpf.cleanup()
             # bcc registers cleanup at exit, which keeps every closed object alive:
@@ -438,7 +459,8 @@ def _load(spec: CollectorSpec, bcc: ModuleType, with_features: frozenset[str]) -
 
 
 def release_compiler_memory() -> None:
-    """Return the compiler's freed heap to the OS (LLVM leaves ~40 MB behind)."""
+    """Return the compiler's freed heap to the OS (LLVM leaves ~40 MB behind), and drop the
+    pages of its code the compile left resident (~70 MB more; bpf/memory.py)."""
     libc_name = ctypes.util.find_library("c")
     if not libc_name:
         return
@@ -446,6 +468,7 @@ def release_compiler_memory() -> None:
     trim = getattr(libc, "malloc_trim", None)
     if trim is not None:
         trim(0)
+    memory.drop_compiler_pages()
 
 
 _COMMON_HZ = (100, 250, 300, 1000)

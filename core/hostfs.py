@@ -23,6 +23,8 @@ class HostFS:
     def __init__(self, root: str | os.PathLike[str] = "/") -> None:
         self.root = Path(root)
         self._real_root = self.root.resolve()
+        # Asked on every path: comparing with a new Path("/") each time showed in the tick's profile.
+        self._is_real = self.root == Path("/")
 
     def path(self, host_path: str) -> Path:
         """The path under the root; ValueError for one that is relative or would leave the root."""
@@ -64,4 +66,4 @@ class HostFS:
 
     @property
     def is_real(self) -> bool:
-        return self.root == Path("/")
+        return self._is_real

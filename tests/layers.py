@@ -36,7 +36,7 @@ LAYERS: tuple[str, ...] = (
     "agent.answer | agent.grounding",
     "agent.diagnosis",
     "agent.recorder | agent.live",
-    "agent.collector | agent.collection | agent.jobs",
+    "agent.collector | agent.collection | agent.jobs | agent.cost",
     "agent.sources",
     "agent.hook | agent.host | agent.devicefilter",
     "agent.proctree",

@@ -196,3 +196,23 @@ def test_a_one_shot_command_measures_without_a_break(tmp_path: object) -> None:
     assert not live.level.hot_path  # no eBPF: the level changes nothing
     daemon = LiveHost(HostFS("/nonexistent-root"), bpf=False, collection=CollectionConfig())
     assert daemon.level.level == "duty" and daemon.level.duty_period_s == 10.0
+
+
+def test_over_budget_the_cheaper_level_wins_over_a_trigger_but_not_a_person() -> None:
+    duty, hot, clock = cycle(CollectionConfig(linger_s=0.0, hold_s=5.0))
+    hot_io = {"psi.io.some_avg10": 12.0}
+    step(duty, hot, clock, hot_io)
+    assert duty.level.level == "full"
+    duty.policy.over_budget("0.018 cores over 60 s, budget 0.010")
+    step(duty, hot, clock, hot_io)
+    assert duty.level.level == "duty" and duty.level.reason.startswith("over its cost budget: 0.018")
+    measured = [step(duty, hot, clock, hot_io) for _ in range(20)]
+    assert sum(measured) <= 3  # the duty cycle's one interval in ten, the trigger notwithstanding
+    duty.ask("a person")
+    assert duty.level.level == "full"  # an explicit, time-bounded request still holds
+    for _ in range(6):
+        step(duty, hot, clock, hot_io)
+    assert duty.level.level == "duty"
+    duty.policy.over_budget(None)
+    step(duty, hot, clock, hot_io)
+    assert duty.level.level == "full" and duty.level.reason.startswith("trigger")

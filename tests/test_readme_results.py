@@ -106,3 +106,21 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     assert "| real, held-out round 3, never tuned on | 1 |" in text
     assert "| real, held-out round 1, scored blind at 25d79c6 | 28 | 0.86 |" in text
     assert all(f"| {v} |" in text for v in VIEWS)
+
+
+def test_cost_figures_render_the_process_and_its_programs(tmp_path: Path) -> None:
+    figures = {
+        "seconds": 60.0,
+        "cpu_share_pct": 0.82,
+        "rss_mib": 94.0,
+        "peak_rss_mib": 188.0,
+        "bpf_share_pct": 1.41,
+        "programs": {
+            "sched/sched_switch": {"share_pct": 0.87, "events_per_s": 62826.0, "ns_per_event": 138.0}
+        },
+    }
+    write_figures(tmp_path / "cost.json", "cost", figures)
+    text = bench_section(read_all(tmp_path))
+    assert "| `idletune serve`, observe mode, settled: process CPU (over 60 s) | 0.82 % of one core |" in text
+    assert "| 94 MiB (peak 188 MiB, at the compile) | ≤ 150 MB |" in text
+    assert "1.41 % of one core; most: sched/sched_switch, 62,826 events/s × 138 ns" in text

@@ -38,11 +38,21 @@ def snapshot_path() -> Path:
     return Path(state_dir()) / SNAPSHOT_NAME
 
 
+# What this process last wrote to each snapshot file.
+_written: dict[Path, str] = {}
+
+
 def write_snapshot(loop: ControlLoop) -> None:
+    """What `idletune status` shows, written when it changed (or the file went away): a steady
+    agent, ticking every second, does not rewrite and sync a file each time."""
     from core.statedir import write_file
 
-    data = {"pid": os.getpid(), **loop.snapshot()}
-    write_file(snapshot_path(), json.dumps(data, default=str), mode=0o644)
+    path = snapshot_path()
+    text = json.dumps({"pid": os.getpid(), **loop.snapshot()}, default=str)
+    if _written.get(path) == text and path.exists():
+        return
+    write_file(path, text, mode=0o644)
+    _written[path] = text
 
 
 def render(loop: ControlLoop) -> Group:

@@ -218,6 +218,7 @@ def _serve_live(loaded: Any, named: Path | None, llm: bool) -> None:
         devices=cfg.devices,
         say=_say,
         collection=cfg.collection,
+        cost=cfg.cost,
     )
     if feed.live is None:
         fail("the live sources did not start")

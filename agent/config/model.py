@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
 
 from agent.collection import CollectionConfig
+from agent.cost import CostConfig
 from agent.llm.loader import LLMSettings
 from agent.loop import LoopConfig, PidLoop
 from guardrails.effect import EffectConfig
@@ -108,6 +109,9 @@ class AgentConfig(_Strict):
     effect: EffectConfig = Field(default_factory=EffectConfig)
     pid: list[PidLoop] = Field(default_factory=list, description="continuous knobs driven to a setpoint")
     safe_mode: SafeModeConfig = Field(default_factory=SafeModeConfig)
+    cost: CostConfig = Field(
+        default_factory=CostConfig, description="what the agent and its eBPF programs may cost the host"
+    )
     priorities: dict[str, int] = Field(default_factory=dict, description="job -> lease priority")
     paths: Paths = Field(default_factory=Paths)
 

@@ -4,7 +4,9 @@ A metric `io.nvme0n1.lat_p99_us` becomes `idletune_io_lat_p99_us{dev="nvme0n1"}`
 the family of its vocabulary template, labelled with the device, GPU or job the
 name carries, so one family has one label set across hosts. Gauges are rendered
 once per snapshot; the action, decision, verdict and rollback counters of
-guardrails.audit are rendered at each scrape, since they move between snapshots.
+guardrails.audit are rendered at each scrape, since they move between snapshots. What the
+agent costs (its process, each eBPF program) is rendered once per snapshot too, from the
+reading the last tick took.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from agent.cost import CostReading
 from core.diagnosis import Diagnosis
 from core.report import HealthReport
 from core.vocabulary import METRICS, MetricDef, MetricName, parse
@@ -93,6 +96,70 @@ class _Snapshot(Collector):
 def gauges_text(report: HealthReport, diagnosis: Diagnosis, pending: int) -> bytes:
     reg = CollectorRegistry(auto_describe=False)
     reg.register(_Snapshot(report, diagnosis, pending))
+    return generate_latest(reg)
+
+
+class _Cost(Collector):
+    def __init__(self, reading: CostReading) -> None:
+        self.reading = reading
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        r = self.reading
+        labels = ["collector", "program"]
+        run = CounterMetricFamily(
+            PREFIX + "bpf_run_seconds",
+            "Time the kernel spent in each eBPF program, on all CPUs, since the agent started",
+            labels=labels,
+        )
+        runs = CounterMetricFamily(
+            PREFIX + "bpf_events",
+            "Times each eBPF program ran (events it handled) since the agent started",
+            labels=labels,
+        )
+        for name, prog in sorted(r.programs.items()):
+            key = [name.split("/", 1)[0], name]
+            run.add_metric(key, prog.run_ns / 1e9)
+            runs.add_metric(key, prog.runs)
+        yield run
+        yield runs
+        yield GaugeMetricFamily(
+            PREFIX + "bpf_run_time_measured",
+            "1 when the kernel counts the programs' run time (else the two counters above stay 0)",
+            value=1.0 if r.bpf_measured else 0.0,
+        )
+        yield CounterMetricFamily(
+            PREFIX + "agent_cpu_seconds", "CPU time of the agent's process, user and system", value=r.cpu_s
+        )
+        yield GaugeMetricFamily(
+            PREFIX + "agent_rss_bytes", "Resident memory of the agent's process", value=r.rss_bytes
+        )
+        cost = GaugeMetricFamily(
+            PREFIX + "agent_cost_cores",
+            "Cores the agent used over its budget window, by part (process, bpf)",
+            labels=["part"],
+        )
+        if r.share is not None:
+            cost.add_metric(["process"], r.share.agent)
+            cost.add_metric(["bpf"], r.share.bpf)
+        yield cost
+        yield GaugeMetricFamily(
+            PREFIX + "agent_cost_budget_cores",
+            "Cores the agent may use with its programs",
+            value=r.budget_cores,
+        )
+        yield GaugeMetricFamily(
+            PREFIX + "agent_over_budget",
+            "1 while the agent costs more than its budget",
+            value=float(r.over is not None),
+        )
+
+
+def cost_text(reading: CostReading | None) -> bytes:
+    """The cost families, or nothing where the agent watches no live host (a replay)."""
+    if reading is None:
+        return b""
+    reg = CollectorRegistry(auto_describe=False)
+    reg.register(_Cost(reading))
     return generate_latest(reg)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from agent.cost import CostReading
 from agent.live import LiveHost
 from agent.service.features import FeaturesDoc, build
 from agent.sources.cgroupfs import CgroupPaths
@@ -27,6 +28,7 @@ class Observation:
     report: HealthReport
     features: FeaturesDoc
     question: str | None = None
+    cost: CostReading | None = None  # what the agent costs, where it watches a live host
 
 
 class Observer(Protocol):
@@ -71,8 +73,8 @@ class LiveObserver:
             self.live.start()
             self._started = True
             self.live.collector.tick()  # rates need a previous reading; this one is discarded
-        self.window.add(self.live.collector.tick())
-        return Observation(self.window, self.live.report(self.window), self._features())
+        self.window.add(self.live.tick())
+        return Observation(self.window, self.live.report(self.window), self._features(), cost=self.live.cost)
 
     def _features(self) -> FeaturesDoc:
         bpf = next((s for s in self.live.collector.sources if s.name == "bpf"), None)
@@ -97,7 +99,7 @@ class LoopObserver(LiveObserver):
         self._report = report
 
     def observe(self) -> Observation:
-        return Observation(self.window, self._report(self.window), self._features())
+        return Observation(self.window, self._report(self.window), self._features(), cost=self.live.cost)
 
     def close(self) -> None:
         pass  # the daemon closes its feed

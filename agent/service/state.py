@@ -1,8 +1,10 @@
 """The service's state: the latest snapshot, refreshed by a background loop, and the guardrails.
 
-Every read endpoint serves bytes serialised once per refresh, so a request costs a
-lookup and a write, whatever the number of clients: the host is observed once per
-interval, not once per request.
+Every read endpoint serves bytes serialised at most once per refresh, so a request costs
+a lookup and a write, whatever the number of clients: the host is observed once per
+interval, not once per request. The report is made at each refresh, on the loop's thread;
+the diagnosis and the serialised parts are made from it when first asked for, so an
+interval nobody reads (most: Prometheus scrapes every 15 s or so) costs only the report.
 """
 
 from __future__ import annotations
@@ -10,35 +12,81 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
+from agent.cost import CostReading
 from agent.daemon import Daemon
 from agent.diagnosis.engine import diagnose
 from agent.service.features import FeaturesDoc
 from agent.service.guard import Guard
 from agent.service.kpi import KpiSeries, kpi_series
-from agent.service.metrics import gauges_text
+from agent.service.metrics import cost_text, gauges_text
 from agent.service.observers import Observer
 from core.diagnosis import Diagnosis
 from core.report import HealthReport
+from core.sample import Sample
+from core.window import Window
 
 Asker = Callable[[str, HealthReport, Diagnosis], tuple[str, str, str]]
 
 
 @dataclass(frozen=True)
+class Inputs:
+    """What the snapshot's lazy parts are made of, fixed at the refresh."""
+
+    horizon_s: float
+    samples: list[Sample]  # the window's as of the refresh: the loop's goes on filling
+    question: str | None
+    markers: Callable[[], Sequence[tuple[float, str, str]]]
+    pending: Callable[[], int]
+    cost: CostReading | None
+
+
 class Snapshot:
-    t: float
-    report: HealthReport
-    diagnosis: Diagnosis
-    kpi: KpiSeries
-    features: FeaturesDoc
-    report_json: bytes
-    diagnosis_json: bytes
-    kpi_json: bytes
-    features_json: bytes
-    gauges: bytes
+    """The report of one refresh; its diagnosis, and what is served, are made when first asked."""
+
+    def __init__(self, t: float, report: HealthReport, features: FeaturesDoc, inputs: Inputs) -> None:
+        self.t = t
+        self.report = report
+        self.features = features
+        self._in = inputs
+
+    # Two requests meeting on a part not made yet may both make it; they make the same thing.
+
+    @cached_property
+    def window(self) -> Window:
+        return Window(self._in.horizon_s, self._in.samples)
+
+    @cached_property
+    def diagnosis(self) -> Diagnosis:
+        return diagnose(self.window, self.report, self._in.question)
+
+    @cached_property
+    def kpi(self) -> KpiSeries:
+        return kpi_series(self.window, self._in.markers())
+
+    @cached_property
+    def report_json(self) -> bytes:
+        return self.report.model_dump_json().encode()
+
+    @cached_property
+    def diagnosis_json(self) -> bytes:
+        return self.diagnosis.model_dump_json().encode()
+
+    @cached_property
+    def kpi_json(self) -> bytes:
+        return self.kpi.model_dump_json().encode()
+
+    @cached_property
+    def features_json(self) -> bytes:
+        return self.features.model_dump_json().encode()
+
+    @cached_property
+    def gauges(self) -> bytes:
+        return gauges_text(self.report, self.diagnosis, self._in.pending()) + cost_text(self._in.cost)
 
 
 class ServiceState:
@@ -84,21 +132,16 @@ class ServiceState:
 
     def refresh(self) -> Snapshot:
         obs = self.observer.observe()
-        d = diagnose(obs.window, obs.report, obs.question)
-        kpi = kpi_series(obs.window, self.guard.markers())
-        pending = len(self.guard.approvals.pending())
-        snap = Snapshot(
-            t=self._clock(),
-            report=obs.report,
-            diagnosis=d,
-            kpi=kpi,
-            features=obs.features,
-            report_json=obs.report.model_dump_json().encode(),
-            diagnosis_json=d.model_dump_json().encode(),
-            kpi_json=kpi.model_dump_json().encode(),
-            features_json=obs.features.model_dump_json().encode(),
-            gauges=gauges_text(obs.report, d, pending),
+        guard = self.guard
+        inputs = Inputs(
+            horizon_s=obs.window.horizon_s,
+            samples=obs.window.samples,
+            question=obs.question,
+            markers=guard.markers,
+            pending=lambda: len(guard.approvals.pending()),
+            cost=obs.cost,
         )
+        snap = Snapshot(self._clock(), obs.report, obs.features, inputs)
         # One reference assignment: readers see the old snapshot or the new, never half of one.
         self._snapshot = snap
         return snap

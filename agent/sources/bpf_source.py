@@ -29,6 +29,7 @@ from agent.sources.bpf_convert import (
 from agent.sources.bpf_spans import Spans
 from bpf import loader, snapshot
 from bpf.snapshot import CgroupCounts, OffcpuRaw
+from bpf.stats import BpfCalls, CostLedger, ProgramCost, RunTimeStats
 from core.hostfs import HostFS
 from core.sample import SourceStatus
 
@@ -104,6 +105,9 @@ class BpfSource:
         fs: HostFS | None = None,
         jobs: Jobs | None = None,
         collectors: Iterable[str] | None = None,
+        *,
+        run_time_stats: bool = True,
+        bpf_calls: BpfCalls | None = None,
     ) -> None:
         self._fs = fs or HostFS()
         self._jobs = jobs
@@ -134,6 +138,10 @@ class BpfSource:
         self._closing = False  # the next collect ends the span
         self._detaching: threading.Thread | None = None
         self._coverage: dict[str, float] = {}
+        # What the programs cost: the kernel counts it while run_time holds statistics on.
+        self._measure_run_time = run_time_stats
+        self._run_time = RunTimeStats(self._fs, bpf_calls)
+        self._costs = CostLedger()
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -161,6 +169,8 @@ class BpfSource:
         if self._hot():
             self._spans.loaded(self._last_ns)
         live = sorted(self._loaded)
+        if live and self._measure_run_time:
+            self._run_time.start()
         if not live:
             why = "; ".join(f"{n}: {s.reason}" for n, s in self._status.items())
             return SourceStatus(live=False, reason=f"no eBPF collector could start ({why})")
@@ -204,8 +214,11 @@ class BpfSource:
                 name, c = self._loaded.popitem()
                 with contextlib.suppress(Exception):
                     self._drops[name] = self._drops_before.get(name, 0) + c.drops()
+                self._see_costs(name, c)
                 c.close()
                 self._status[name] = SourceStatus(live=False, reason="closed")
+            self._costs.settle(set())
+            self._run_time.close()
 
     # -- reload ------------------------------------------------------------
 
@@ -326,6 +339,7 @@ class BpfSource:
         """Carry what `old` counted since the last collect into `new`'s next one."""
         with contextlib.suppress(Exception):
             self._drops_before[name] = self._drops_before.get(name, 0) + old.drops()
+        self._see_costs(name, old)  # its last totals, kept when the next reading retires it
         new.take_over(old)
         if watch is None:
             return
@@ -546,3 +560,39 @@ class BpfSource:
 
     def collector_status(self) -> dict[str, SourceStatus]:
         return dict(self._status)
+
+    # -- cost --------------------------------------------------------------
+
+    def program_costs(self) -> dict[str, ProgramCost]:
+        """Run time and runs of each program since start, by `collector/event`, across reloads.
+
+        Zero while the kernel does not count (run_time_status says why).
+        """
+        with self._lock:
+            running: set[int] = set()
+            for name, c in self._loaded.items():
+                running |= self._see_costs(name, c)
+            self._costs.settle(running)
+            return self._costs.totals()
+
+    def run_time_status(self) -> tuple[bool, str]:
+        """Whether the kernel counts the programs' run time, and how or why not (one line)."""
+        if not self._measure_run_time:
+            return False, "not measured: turned off (cost.bpf_stats: false)"
+        return self._run_time.on, self._run_time.how
+
+    def _see_costs(self, name: str, c: loader.Collector) -> set[int]:
+        """Record the totals of each program of `c`; the kernel ids of those read."""
+        seen: set[int] = set()
+        try:
+            fds = c.programs()
+        except Exception:  # a collector closed meanwhile has no programs to read
+            return seen
+        for event, fd in fds.items():
+            try:
+                cost = self._run_time.calls.program_cost(fd)
+            except OSError:
+                continue
+            self._costs.see(f"{name}/{event}", cost)
+            seen.add(cost.id)
+        return seen
