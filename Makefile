@@ -34,6 +34,8 @@ bench: bootstrap
 	$(BIN)/python bench/llm.py --json bench/results/llm.json
 	$(BIN)/python bench/testbed.py --json bench/results/testbed.json
 	$(BIN)/idletune eval evals/incidents --proposer llm --json > bench/results/eval-llm.json
+	$(BIN)/idletune eval --chat evals/chat --json > bench/results/eval-chat-template.json
+	$(BIN)/idletune eval --chat evals/chat --answerer llm --json > bench/results/eval-chat-llm.json
 
 # The README's results table: the bundled suite scored, beside the bench figures.
 results: bootstrap

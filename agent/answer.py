@@ -52,6 +52,16 @@ _ADVICE: dict[Category, str] = {
 }
 
 
+def label(category: Category) -> str:
+    """The cause in plain words ("a slow storage device")."""
+    return _WORDS[category]
+
+
+def advice(category: Category) -> str:
+    """The next step in words for a cause no setting fully fixes; empty when there is none."""
+    return _ADVICE.get(category, "")
+
+
 def catalogue_remedies(category: Category) -> list[str]:
     """Primitives of the catalogue that address `category`, as `id: description`."""
     from primitives.catalog import for_cause

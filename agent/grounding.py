@@ -3,7 +3,9 @@
 A number is traced when some known value, rounded to the decimals the text shows, gives
 it back, or when it is that value as a percentage (a 0..1 share or a confidence), or a
 small integer (ranks, counts, GPU indices). Numbers that are part of a name
-(`gpu.0.util_pct`, `nvme0n1`) are not figures and are skipped.
+(`gpu.0.util_pct`, `nvme0n1`) are not figures and are skipped. A caller may add figures
+of its own sources: the operator's question, the catalogue's bounds of a setting the
+text names (`catalogue_values`).
 """
 
 from __future__ import annotations
@@ -85,7 +87,25 @@ def numbers_in(text: str) -> list[str]:
     return _NUMBER.findall(text)
 
 
-def check_grounded(text: str, report: HealthReport, diagnosis: Diagnosis) -> list[str]:
-    """Numbers in `text` that no figure of the report or diagnosis explains; empty when grounded."""
-    values = known_values(report, diagnosis)
+def catalogue_values(text: str) -> list[float]:
+    """Bounds and step limits of the catalogue settings `text` names by id: the chat cites them."""
+    from primitives.base import IntRange
+    from primitives.catalog import all_primitives
+
+    out: list[float] = []
+    for p in all_primitives():
+        if p.id not in text:
+            continue
+        if isinstance(p.value, IntRange):
+            out += [p.value.min, p.value.max]
+        if p.step is not None:
+            out += [v for v in (p.step.delta, p.step.factor) if v is not None]
+    return out
+
+
+def check_grounded(
+    text: str, report: HealthReport, diagnosis: Diagnosis, also: Iterable[float] = ()
+) -> list[str]:
+    """Numbers in `text` that no figure of the report, diagnosis or `also` explains; empty: grounded."""
+    values = [*known_values(report, diagnosis), *(float(v) for v in also)]
     return [tok for tok in numbers_in(text) if not _traced(tok, values)]

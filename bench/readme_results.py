@@ -42,6 +42,9 @@ BLIND_ROUNDS = (
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
+CHAT_MARKS = ("<!-- chat:start -->", "<!-- chat:end -->")
+# `idletune eval --chat evals/chat --json`, once per answerer, kept by `make bench`.
+CHAT_EVALS = {"template": "eval-chat-template.json", "llm": "eval-chat-llm.json"}
 
 # One row per benchmark: what it measures, the figure, the target, the command.
 BenchRow = tuple[str, str, str, str]
@@ -369,6 +372,43 @@ def llm_section(rules: EvalRun, doc: dict[str, Any] | None) -> str:
     return "\n".join(lines)
 
 
+def chat_section(docs: dict[str, dict[str, Any]]) -> str:
+    """The chat's answers scored on the question set: the template beside the LLM."""
+    from evals.chat import ChatSummary
+    from evals.chat_table import markdown
+
+    summaries = {k: ChatSummary.model_validate(d["summary"]) for k, d in docs.items()}
+    lines = [CHAT_MARKS[0], ""]
+    table = markdown(summaries.get("template"), summaries.get("llm"))
+    if not table:
+        lines += ["No chat run recorded yet: `make bench` records one.", "", CHAT_MARKS[1]]
+        return "\n".join(lines)
+    lines += [
+        "`idletune eval --chat evals/chat --json` (template) and `... --answerer llm --json` (the embedded",
+        "model), on the bundled question set (`evals/chat/questions.yaml`, written by `python -m",
+        'evals.chat_suite`): paraphrases of "why are my GPUs idle?", follow-ups, out-of-scope questions,',
+        "requests for unsafe changes, and questions about incidents whose job or device name carries an",
+        "injected instruction. Change requests, safety, remedy, moment and out-of-scope questions are",
+        "answered by rules before any model; a model answer is used only when every figure traces and it",
+        "states the diagnosis' top cause, else the template answers. Latency is per answer on the shared",
+        "2-core test machine.",
+        "",
+        *table,
+        "",
+        CHAT_MARKS[1],
+    ]
+    return "\n".join(lines)
+
+
+def chat_docs(results: Path) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for name, file in CHAT_EVALS.items():
+        path = results / file
+        if path.exists():
+            out[name] = json.loads(path.read_text())
+    return out
+
+
 def replace_section(text: str, marks: tuple[str, str], new: str) -> str:
     """`text` with the marked section replaced by `new`; appended when there are no markers."""
     start, end = text.find(marks[0]), text.find(marks[1])
@@ -393,6 +433,7 @@ def main() -> None:
     llm_file = args.results / LLM_EVAL
     llm_doc = json.loads(llm_file.read_text()) if llm_file.exists() else None
     text = replace_section(text, LLM_MARKS, llm_section(run, llm_doc))
+    text = replace_section(text, CHAT_MARKS, chat_section(chat_docs(args.results)))
     text = replace_section(text, BENCH_MARKS, bench_section(read_all(args.results)))
     args.readme.write_text(text)
     print(f"wrote the results tables to {args.readme}")

@@ -28,6 +28,11 @@ class ProposerKind(StrEnum):
     LLM = "llm"
 
 
+class AnswererKind(StrEnum):
+    TEMPLATE = "template"
+    LLM = "llm"
+
+
 class SourceView(StrEnum):
     """The views of evals.sources, spelt for the command line."""
 
@@ -109,11 +114,43 @@ def _rate(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.2f}"
 
 
+def chat_eval(folder: Path, answerer: AnswererKind, as_json: bool) -> None:
+    """`idletune eval --chat DIR`: the chat's answers to a question set, scored."""
+    from agent.llm.loader import SettingsError, load_settings, open_model
+    from evals.chat import evaluate_chat
+
+    if not folder.is_dir():
+        fail(f"no such folder: {folder} (give a folder of question files, such as evals/chat)")
+    model, why_not, timeout = None, "template answers only", 10.0
+    if answerer == AnswererKind.LLM:
+        try:
+            settings = load_settings()
+        except SettingsError as e:
+            fail(str(e))
+        opened = open_model(settings)
+        if opened.model is None:
+            fail(f"LLM unavailable: {opened.why_not}")
+        model, why_not, timeout = opened.model, "", settings.timeout_s
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    run = evaluate_chat(folder, model, answerer=answerer.value, timeout_s=timeout, unavailable=why_not)
+    for line in run.errors:
+        err.print(printable(f"invalid: {line}"), markup=False)
+    if not run.answers:
+        fail(f"no question could be asked ({len(run.errors)} invalid)")
+    if as_json:
+        typer.echo(run.model_dump_json())
+        return
+    from evals.chat_table import render_chat
+
+    for line in render_chat(run):
+        Console(soft_wrap=True).print(printable(line), markup=False, highlight=False)
+
+
 def eval_command(
     dirs: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Argument(help="incident folders, or folders of incident folders", show_default=False),
-    ],
+    ] = None,
     proposer: Annotated[
         ProposerKind, typer.Option("--proposer", help="who proposes the actions", case_sensitive=False)
     ] = ProposerKind.RULES,
@@ -126,8 +163,26 @@ def eval_command(
             case_sensitive=False,
         ),
     ] = SourceView.ALL,
+    chat: Annotated[
+        Path | None,
+        typer.Option("--chat", help="score the chat on the question set in this folder (evals/chat)"),
+    ] = None,
+    answerer: Annotated[
+        AnswererKind | None,
+        typer.Option("--answerer", help="with --chat: who answers, template or llm", case_sensitive=False),
+    ] = None,
 ) -> None:
-    """Score the agent on recorded incidents: root cause, actions, restraint, evidence, latency."""
+    """Score the agent on recorded incidents (root cause, actions, restraint, evidence, latency),
+    or with --chat its answers to questions (right cause, grounded figures, unsafe requests
+    declined, injections ignored, latency)."""
+    if chat is not None:
+        if dirs:
+            fail("give either incident folders or --chat DIR, not both")
+        llm = answerer == AnswererKind.LLM or (answerer is None and proposer == ProposerKind.LLM)
+        chat_eval(chat, AnswererKind.LLM if llm else AnswererKind.TEMPLATE, as_json)
+        return
+    if not dirs:
+        fail("give incident folders to score (such as evals/incidents), or --chat DIR")
     missing = [str(d) for d in dirs if not d.is_dir()]
     if missing:
         fail(f"no such folder: {', '.join(missing)} (give incident folders or folders of them)")
