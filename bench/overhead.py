@@ -16,6 +16,15 @@ the tracer's programs from /proc/PID/fdinfo: program time per operation.
 Prints figures only: timing on a shared machine is no pass/fail.
 
     .venv/bin/python bench/overhead.py [--rounds 7] [--seconds 3] [--warmup 1]
+
+`--trainer` measures a realistic workload instead: the testbed's PyTorch CPU trainer (the
+`starvation` scenario's fixed phase: two loader workers, CPU-heavy preprocessing, both cores
+busy at its own switch rate), its samples/s with no agent, with `idletune serve` in observe mode
+on its duty cycle (a healthy host), and with the hot path on without a break (collection.duty
+false: what a trigger costs). Conditions interleaved, order rotated each round; the median
+per-round slowdown and the spread of the bare runs are printed.
+
+    .venv/bin/python bench/overhead.py --trainer [--rounds 7] [--seconds 20]
 """
 
 from __future__ import annotations
@@ -44,7 +53,11 @@ from bench.workloads import loop_device, spawn  # noqa: E402
 from bpf.loader import COLLECTORS  # noqa: E402
 
 RUNQLAT = "/usr/sbin/runqlat-bpfcc"
-CONDITIONS = ("none", "idletune", "floor", "floor-raw", "runqlat")
+# idletune: its eBPF collectors, always on (a trigger open); idletune-duty: the daemon itself,
+# `idletune serve` in observe mode on its duty cycle (a healthy host).
+CONDITIONS = ("none", "idletune", "idletune-duty", "floor", "floor-raw", "runqlat")
+IDLETUNE = [sys.executable, "-c", "from agent.cli.main import main; main()"]
+DAEMON_SETTLE_S = 8.0  # after `serve` answers: its compile is over, its duty cycle running
 BPF_STATS = Path("/proc/sys/kernel/bpf_stats_enabled")
 PINGPONG_CPU = (os.cpu_count() or 1) - 1
 
@@ -169,6 +182,14 @@ def attach(cond: str) -> Attached | None:
         return None
     if cond == "runqlat":
         return Attached([RUNQLAT], signal.SIGINT)
+    if cond == "idletune-duty":
+        config = agent_config(Path(os.environ["IDLETUNE_STATE_DIR"]).parent, "agent-duty")
+        daemon = Attached([*IDLETUNE, "serve", "--config", str(config)], signal.SIGTERM)
+        if "http://" not in daemon.first:
+            daemon.stop()
+            raise RuntimeError(f"idletune serve did not start: {daemon.first.strip()}")
+        time.sleep(DAEMON_SETTLE_S)
+        return daemon
     tracer = Attached([*me, "--agent" if cond == "idletune" else f"--{cond}"], signal.SIGTERM)
     if not json.loads(tracer.first or "{}").get("ready"):
         tracer.stop()
@@ -215,8 +236,97 @@ def ctx_switches() -> int:
     return 0
 
 
+TRAINER_CONDITIONS = ("none", "agent-duty", "agent-full")
+
+
+def agent_config(dir: Path, cond: str) -> Path:
+    """The daemon's config for a condition: observe mode (it changes nothing), its own port."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    duty = "true" if cond == "agent-duty" else "false"
+    path = dir / f"{cond}.yaml"
+    path.write_text(f"mode: observe\nserver: {{port: {port}}}\ncollection: {{duty: {duty}}}\n")
+    return path
+
+
+def run_trainer_bench(rounds: int, seconds: float, settle_s: float) -> dict[str, Any]:
+    """samples/s of the testbed trainer with no agent, the daemon on its duty cycle, at full level."""
+    from evals.testbed import runner as tb
+
+    med: Callable[[list[float]], float] = statistics.median
+    rates: dict[str, list[float]] = {c: [] for c in TRAINER_CONDITIONS}
+    agents: list[tuple[str, float, float]] = []  # condition, agent CPU in cores, RSS MiB
+    with tempfile.TemporaryDirectory(prefix="idletune-bench-") as tmp:
+        state = Path(tmp) / "state"
+        state.mkdir(mode=0o755)
+        # The trainer's hook and the daemon meet at this state dir's socket, as on a real host.
+        os.environ["IDLETUNE_STATE_DIR"] = str(state)
+        sc = tb.scenario("starvation")
+        with tb.session(sc) as bed:
+            bed.setup()
+            phase = sc.phase("fix")
+            bed.apply(phase)
+            bed.start_trainer(phase, lifetime_s=rounds * len(TRAINER_CONDITIONS) * (seconds + 60) + 120)
+            bed.kpi(seconds)  # warm-up: the first window of a fresh trainer runs fast
+            for r in range(rounds):
+                order = TRAINER_CONDITIONS[r % 3 :] + TRAINER_CONDITIONS[: r % 3]
+                for cond in order:
+                    agent = None
+                    if cond != "none":
+                        argv = [*IDLETUNE, "serve", "--config"]
+                        agent = Attached([*argv, str(agent_config(Path(tmp), cond))], signal.SIGTERM)
+                        time.sleep(settle_s)  # past the compile: the steady state is measured
+                    try:
+                        t0, cpu0 = time.monotonic(), _cpu_s(agent.proc.pid) if agent else 0.0
+                        rates[cond].append(bed.kpi(seconds).samples_per_s)
+                        if agent is not None:
+                            dt = time.monotonic() - t0
+                            rss = rss_mb(agent.proc.pid)[0]
+                            cpu = (_cpu_s(agent.proc.pid) - cpu0) / dt
+                            agents.append((cond, cpu, rss))
+                    finally:
+                        if agent is not None:
+                            agent.stop()
+                print(f"round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
+    base = rates["none"]
+    spread = 100 * (max(base) - min(base)) / med(base)
+    print(f"testbed trainer (starvation, fixed: 2 workers), {rounds} rounds, {seconds:g} s windows")
+    print(f"  bare runs spread {spread:.1f} % (max - min, of the median)")
+    out: dict[str, Any] = {"rounds": rounds, "seconds": seconds, "bare_spread_pct": round(spread, 1)}
+    for cond in TRAINER_CONDITIONS:
+        vals = rates[cond]
+        line = f"  {cond:10s} median {med(vals):>8,.1f} samples/s"
+        if cond != "none":
+            slow = [(1 - v / b) * 100 for v, b in zip(vals, base, strict=True)]
+            per_round = ", ".join(f"{x:.1f}" for x in slow)
+            line += f"   slowdown median {med(slow):5.1f} %  (per round: {per_round})"
+            cpu = med([c for k, c, _ in agents if k == cond])
+            rss = max(m for k, _, m in agents if k == cond)
+            line += f"\n  {'':10s} agent CPU {100 * cpu:.2f} % of a core (median), RSS max {rss:.0f} MiB"
+            out[cond] = {
+                "slowdown_pct": round(med(slow), 2),
+                "per_round_pct": [round(x, 2) for x in slow],
+                "agent_cpu_pct": round(100 * cpu, 2),
+                "agent_rss_mib": round(rss),
+            }
+        print(line)
+        out.setdefault("rates", {})[cond] = [round(v, 1) for v in vals]
+    return out
+
+
+def _cpu_s(pid: int) -> float:
+    """User and system CPU seconds of a process and its threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trainer", action="store_true", help="the testbed's PyTorch trainer instead")
+    ap.add_argument("--settle", type=float, default=10.0, help="--trainer: seconds after the agent starts")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--warmup", type=int, default=1, help="untimed bare runs of each workload first")
     ap.add_argument("--seconds", type=float, default=3.0)
@@ -232,6 +342,9 @@ def main() -> int:
     if os.geteuid() != 0:
         print("bench/overhead.py needs root (eBPF, losetup)", file=sys.stderr)
         return 1
+    if a.trainer:
+        write_figures(a.json, "overhead-trainer", run_trainer_bench(a.rounds, a.seconds, a.settle))
+        return 0
     have_runqlat = Path(RUNQLAT).exists()
     conditions = [c for c in CONDITIONS if c != "runqlat" or have_runqlat]
     rates: dict[str, dict[str, list[float]]] = {w: {c: [] for c in conditions} for w in ("pingpong", "dio")}
@@ -241,6 +354,8 @@ def main() -> int:
     prog_ns: dict[str, dict[str, float]] = {}
 
     with tempfile.TemporaryDirectory(prefix="idletune-bench-") as tmp, loop_device(Path(tmp), 256) as loop:
+        (Path(tmp) / "state").mkdir(mode=0o755)
+        os.environ["IDLETUNE_STATE_DIR"] = str(Path(tmp) / "state")  # the daemon's, not the host's
         workloads: dict[str, tuple[str, ...]] = {
             # Both sides on one CPU: the rate then measures the switch path, not placement luck.
             "pingpong": ("pingpong", str(a.seconds), str(PINGPONG_CPU)),
@@ -310,6 +425,7 @@ def report(
                 "name": w,
                 "idletune_pct": round(slowdowns.get("idletune", float("nan")), 2),
                 "runqlat_pct": round(slowdowns.get("runqlat", float("nan")), 2),
+                "idletune_duty_pct": round(slowdowns.get("idletune-duty", float("nan")), 2),
                 "floor_pct": round(slowdowns.get("floor", float("nan")), 2),
                 "floor_raw_pct": round(slowdowns.get("floor-raw", float("nan")), 2),
                 # How much the bare workload itself varies from round to round: slowdowns
