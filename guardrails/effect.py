@@ -300,8 +300,21 @@ class EffectTracker:
         *,
         in_force: bool = True,
     ) -> Tracked:
-        """Track a change requested at `t_requested`; not `in_force` yet, it waits (`took_effect`)."""
+        """Track a change requested at `t_requested`; not `in_force` yet, it waits (`took_effect`).
+
+        The before-window ends at the request: from then on the change may already act on part of
+        the work (a readahead change reaches every file opened after it, long before the last
+        reader reopens its own), so the stretch between request and in force belongs to neither
+        window. Taken now, it cannot have left the loop's window by the time the change acts."""
+        cfg = self.config
+        t0 = t_requested
         tr = Tracked(change_id, action, cause, kpi, t_requested)
+        tr.before = kpi.series(window, t0 - cfg.window_s, t0)
+        tr.guards_before = {
+            n: _series(window, n, t0 - cfg.window_s, t0)
+            for n in sorted(window.names())
+            if any(g.matches(n) for g in cfg.guards)
+        }
         self.tracked[change_id] = tr
         if in_force:
             self.took_effect(change_id, window, t_requested)
@@ -312,18 +325,11 @@ class EffectTracker:
         return [tr for tr in self.tracked.values() if tr.t_effect is None]
 
     def took_effect(self, change_id: int, window: Window, t: float) -> Tracked | None:
-        """The change acts from `t`: its before-window is the one ending then."""
+        """The change acts from `t`: its after-window starts `settle_s` later."""
         tr = self.tracked.get(change_id)
         if tr is None or tr.t_effect is not None:
             return tr
-        cfg = self.config
         tr.t_effect = t
-        tr.before = tr.kpi.series(window, t - cfg.window_s, t)
-        tr.guards_before = {
-            n: _series(window, n, t - cfg.window_s, t)
-            for n in sorted(window.names())
-            if any(g.matches(n) for g in cfg.guards)
-        }
         return tr
 
     def busy(self) -> bool:

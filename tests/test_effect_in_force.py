@@ -226,3 +226,21 @@ def test_a_guard_vetoes_a_change_whose_kpi_improved_while_memory_pressure_rose(t
     assert job.sysfs_ra() == 128
     assert verdict_record(tmp_path)["rollback"]["status"] == "reverted"  # type: ignore[index]
     assert "block.read_ahead_kb" in loop.gate.quarantined
+
+
+def test_the_before_window_ends_at_the_request_not_when_the_change_is_in_force() -> None:
+    """A readahead cut reaches every file opened after it, well before the last reader reopens its
+    own: the stretch between request and in force must not count as "before"."""
+    from guardrails.effect import EffectTracker
+
+    cfg = EffectConfig(window_s=10, settle_s=1, min_samples=5)
+    w = Window(horizon_s=600)
+    for t in range(1, 61):
+        # 100 before the request at t=20, 50 once it starts acting (t > 20), in force at t=30.
+        w.add(Sample(t=float(t), m={SPS: (100.0 if t <= 20 else 50.0) + (t % 3)}))
+    tr = EffectTracker(cfg)
+    tr.start(1, Action(primitive="block.read_ahead_kb", target="loop0", value=16, reason="t"),
+             None, Kpi(SPS, (SPS,), True), w, 20.0, in_force=False)  # fmt: skip
+    tr.took_effect(1, w, 30.0)
+    [j] = tr.due(w, 60.0)
+    assert j.verdict == "harmful" and j.comparison.before is not None and j.comparison.before > 99
