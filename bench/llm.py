@@ -4,8 +4,8 @@
 
 Replays the bundled incidents (or DIR...) through report, diagnosis and the LLM
 proposer, one decision each, and prints the figures: model load, resident memory,
-proposal latency p50/p95 (the proposer's own call: options, prompt, decode,
-validation, and the rules when it falls back), generation and prompt tokens per
+proposal latency p50/p95 (the proposer's own call: options, prompt, scoring the
+ranked options or decoding, validation, and the rules when it falls back), generation and prompt tokens per
 second, and how often the model's own proposal was used. The host's load average is
 printed beside them: on a shared machine the figures move with it. Never fails on
 the figures.
@@ -101,8 +101,8 @@ def main() -> None:
             f"{s.completion_tokens / s.model_seconds:.1f} generated tokens per model second"
         )
     print(
-        f"used: llm {s.llm_used}, fallback invalid {s.fallback_invalid}, timeout {s.fallback_timeout}, "
-        f"error {s.fallback_error}; no option to choose {s.no_choice}"
+        f"used: llm {s.llm_used}, margin too small {s.abstained}, fallback invalid {s.fallback_invalid}, "
+        f"timeout {s.fallback_timeout}, error {s.fallback_error}; no option to choose {s.no_choice}"
     )
     prompt_tps, gen_tps = raw_speed(opened.model)
     print(f"raw speed: prompt {prompt_tps:.0f} tokens/s, generation {gen_tps:.1f} tokens/s")

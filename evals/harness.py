@@ -28,7 +28,7 @@ from core.proposal import Action, Proposal
 from core.vocabulary import is_known
 from evals.scoring import IncidentScore, Summary, score_incident, summarise
 from evals.sources import View, seen
-from evals.split import split_of
+from evals.split import condition_of, split_of
 
 INCIDENT_FILE = "incident.yaml"
 
@@ -38,6 +38,38 @@ class CountsTokens(Protocol):
     """A proposer that spends model tokens says how many its last proposal took."""
 
     last_tokens: int
+
+
+@runtime_checkable
+class Retrieves(Protocol):
+    """A proposer that retrieves recorded incidents as examples can be told which it must not use."""
+
+    def exclude_examples(self, excluded: Callable[[str], bool]) -> None: ...
+
+
+@runtime_checkable
+class Answers(Protocol):
+    """A proposer that may hand a decision to another says who answered its last one, and its margin."""
+
+    @property
+    def answered_by(self) -> str: ...
+    @property
+    def margin(self) -> float | None: ...
+
+
+def excluded_for(incident_id: str) -> Callable[[str], bool]:
+    """What an incident's decision may not retrieve: itself, any recording of its condition, and
+    every held-out incident (a held-out condition is never an example, whatever is scored)."""
+    cond = condition_of(incident_id)
+
+    def excluded(other: str) -> bool:
+        return (
+            other == incident_id
+            or (cond is not None and condition_of(other) == cond)
+            or split_of(other) == "held-out"
+        )
+
+    return excluded
 
 
 class Replay(BaseModel):
@@ -55,6 +87,8 @@ class Replay(BaseModel):
     tokens: int = 0
     noop_reason: str | None = None
     not_judged: list[str] = []  # causes the window held no figures for (a source missing)
+    answered_by: str = ""  # which proposer's answer was used (the LLM proposer may hand it to the rules)
+    margin: float | None = None  # a ranking LLM's best option's score minus the second's
 
 
 class Result(BaseModel):
@@ -148,6 +182,8 @@ class EvalRun(BaseModel):
                     "evidence": r.replay.evidence,
                     "answer": r.replay.answer,
                     "latency_ms": r.replay.latency_ms,
+                    "answered_by": r.replay.answered_by,
+                    "margin": r.replay.margin,
                     "truth": r.truth,
                     "score": r.score.model_dump(mode="json"),
                 }
@@ -219,6 +255,8 @@ def cited_metrics(answer: str, diagnosis: Diagnosis) -> list[str]:
 
 def replay(incident: Incident, proposer: Proposer) -> Replay:
     """One incident through the pipeline; the latency covers window to proposal, not file reading."""
+    if isinstance(proposer, Retrieves):
+        proposer.exclude_examples(excluded_for(incident.id))
     t0 = time.perf_counter()
     window = incident.window()
     report = incident.report(window)
@@ -237,6 +275,8 @@ def replay(incident: Incident, proposer: Proposer) -> Replay:
         tokens=proposer.last_tokens if isinstance(proposer, CountsTokens) else 0,
         noop_reason=proposal.noop_reason,
         not_judged=[c.category.value for c in diagnosis.causes if not c.judged],
+        answered_by=proposer.answered_by if isinstance(proposer, Answers) else proposer.name,
+        margin=proposer.margin if isinstance(proposer, Answers) else None,
     )
 
 

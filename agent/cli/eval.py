@@ -81,13 +81,19 @@ def render(run: EvalRun, console: Console) -> None:
         console.print(printable(line), markup=False, highlight=False, soft_wrap=True)
 
     width = max((len(r.replay.id) for r in run.results), default=2)
-    say(f"{'id':<{width}}  {'truth':<24} {'top cause':<24} AC@1  actions  forbidden  latency")
+    ranked = any(r.replay.answered_by not in ("", run.proposer) for r in run.results) or any(
+        r.replay.margin is not None for r in run.results
+    )
+    tail = "  by     margin" if ranked else ""
+    say(f"{'id':<{width}}  {'truth':<24} {'top cause':<24} AC@1  actions  forbidden  latency{tail}")
     for r in run.results:
         sc = r.score
         top = r.replay.causes[0] if r.replay.causes else "-"
+        # Who answered each decision, and a ranking model's margin: the LLM may hand one to the rules.
+        who = f"  {r.replay.answered_by:<6} {_margin(r.replay.margin):>6}" if ranked else ""
         say(
             f"{r.replay.id:<{width}}  {r.truth[0]:<24} {top:<24} {'yes' if sc.ac1 else 'NO':<5} "
-            f"{'ok' if sc.action_ok else 'NO':<8} {sc.forbidden:<10} {sc.latency_ms:.1f} ms"
+            f"{'ok' if sc.action_ok else 'NO':<8} {sc.forbidden:<10} {sc.latency_ms:.1f} ms{who}"
         )
     # Named in the report itself, not only on stderr, so a saved report says what it left out.
     for line in run.errors:
@@ -108,6 +114,10 @@ def render(run: EvalRun, console: Console) -> None:
                 f"actions {s.action_match_rate:.2f}, restraint {_rate(s.restraint)}, "
                 f"forbidden {s.forbidden_actions}, evidence recall {_rate(s.evidence_recall)}"
             )
+
+
+def _margin(v: float | None) -> str:
+    return "-" if v is None else f"{v:.3f}"
 
 
 def _rate(v: float | None) -> str:

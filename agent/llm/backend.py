@@ -66,6 +66,38 @@ class Model(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Scores:
+    """The log-likelihood of each continuation after one prefix, in the order they were given."""
+
+    logprobs: tuple[float, ...]  # summed over the continuation's tokens (natural log)
+    tokens: tuple[int, ...]  # tokens of each continuation, for length normalisation
+    finish: Finish = "stop"  # "timeout" or "error" when the scores are incomplete and must not be used
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    seconds: float = 0.0
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.finish == "stop" and len(self.logprobs) == len(self.tokens)
+
+    def normalised(self) -> tuple[float, ...]:
+        """Mean log-probability per token: a long option is not penalised for its length alone."""
+        return tuple(lp / max(1, n) for lp, n in zip(self.logprobs, self.tokens, strict=True))
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """A model that can say how likely each of several complete continuations is, without decoding."""
+
+    def score(
+        self, prefix: str, continuations: Sequence[str], *, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> Scores:
+        """Each continuation's log-likelihood after `prefix`; never raises for an expected failure."""
+        ...
+
+
 def estimate_tokens(text: str) -> int:
     """A tokenizer-free upper estimate: BPE vocabularies spend about one token per three
     characters on figure-heavy text, so dividing by three errs toward too many."""

@@ -2,6 +2,8 @@
 
 A reply is text (finished normally) or a whole `Completion` (to script timeouts, errors and
 token counts). An empty queue is a bug in the test, so it raises instead of inventing output.
+`FakeScorer` also scores continuations: each `score` call takes the next queued list of
+log-probabilities (one per continuation, one token each) or a whole `Scores`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message, estimate_tokens
+from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message, Scores, estimate_tokens
 
 Reply = str | Completion
 
@@ -76,3 +78,34 @@ class FakeModel:
 
     def count_tokens(self, text: str) -> int:
         return estimate_tokens(text)
+
+
+@dataclass(frozen=True)
+class ScoreCall:
+    prefix: str
+    continuations: list[str]
+    timeout_s: float
+
+
+@dataclass
+class FakeScorer(FakeModel):
+    scores: deque[Sequence[float] | Scores] = field(default_factory=deque)
+    score_calls: list[ScoreCall] = field(default_factory=list)
+
+    @classmethod
+    def scoring(cls, *scores: Sequence[float] | Scores) -> FakeScorer:
+        return cls(scores=deque(scores))
+
+    def score(
+        self, prefix: str, continuations: Sequence[str], *, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> Scores:
+        self.score_calls.append(ScoreCall(prefix, list(continuations), timeout_s))
+        if not self.scores:
+            raise AssertionError(f"FakeScorer: no scores queued for call {len(self.score_calls)}")
+        got = self.scores.popleft()
+        if isinstance(got, Scores):
+            return got
+        # Scores for fewer continuations than asked for are padded low: the test named the ones it meant.
+        lps = [float(x) for x in got][: len(continuations)]
+        lps += [-100.0] * (len(continuations) - len(lps))
+        return Scores(tuple(lps), (1,) * len(continuations), prompt_tokens=self.count_tokens(prefix))

@@ -6,6 +6,11 @@ follows the longest common prefix, so the system rules and the report, which lea
 every prompt, are evaluated once per report rather than once per call. Chats are
 formatted with the model's own template and run through `create_completion`, the
 entry point that takes a stopping criterion: that is how a call honours its timeout.
+
+Scoring (`score`) decodes nothing: the prefix is evaluated once (from the kept prefix),
+then each continuation in one batch after it, with the logits of every position kept;
+continuations that begin alike share those tokens' evaluation, and the KV cache is cut
+back to the prefix afterwards.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message
+from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message, Scores
 
 N_CTX = 2048
 # Greedy decoding of a 135M model falls into loops ("The top figure is ... The top figure is");
@@ -141,6 +146,75 @@ class LlamaModel:
             completion_tokens=int(usage["completion_tokens"]),
             seconds=seconds,
             cached_tokens=min(cached, int(usage["prompt_tokens"])),
+        )
+
+    def score(
+        self, prefix: str, continuations: Sequence[str], *, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> Scores:
+        with self._lock:
+            return self._score(prefix, list(continuations), timeout_s)
+
+    def _score(self, prefix: str, continuations: list[str], timeout_s: float) -> Scores:
+        import numpy as np
+
+        llm = self._llm
+        start = time.monotonic()
+        deadline = start + timeout_s
+        n_vocab = llm.n_vocab()
+
+        def logprobs(i: int) -> Any:
+            row = np.ctypeslib.as_array(llm._ctx.get_logits_ith(i), shape=(n_vocab,)).astype(np.float64)
+            top = row.max()
+            return row - top - np.log(np.exp(row - top).sum())
+
+        def failed(why: str, finish: Any = "error") -> Scores:
+            return Scores((), (), finish, seconds=time.monotonic() - start, error=why[:200])
+
+        ptoks = llm.tokenize(prefix.encode("utf-8"), add_bos=False, special=True)
+        ctoks = [llm.tokenize(c.encode("utf-8"), add_bos=False, special=True) for c in continuations]
+        if not ptoks or any(not c for c in ctoks):
+            return failed("an empty prefix or continuation")
+        if len(ptoks) + max(len(c) for c in ctoks) > llm.n_ctx():
+            return failed(f"{len(ptoks)} prompt tokens exceed the context of {llm.n_ctx()}")
+        cached = llm.longest_token_prefix(llm._input_ids[: llm.n_tokens].tolist(), ptoks)
+        # The prefix's last token is evaluated again: its logits predict each continuation's first token.
+        cached = min(cached, len(ptoks) - 1)
+        out = [0.0] * len(ctoks)
+        try:
+            llm.n_tokens = cached
+            llm.eval(ptoks[cached:])
+            n_past = llm.n_tokens
+            # Continuations in token order share their leading tokens with the previous one: those
+            # stay in the cache and only the rest is evaluated. rows[i] is the distribution of a
+            # continuation's token i given the `kept` tokens before it (len(rows) == len(kept) + 1).
+            kept: list[int] = []
+            rows = [logprobs(-1)]
+            for j in sorted(range(len(ctoks)), key=lambda i: ctoks[i]):
+                if time.monotonic() > deadline:
+                    return failed(f"past the {timeout_s:g} s timeout", "timeout")
+                toks = ctoks[j]
+                need = toks[:-1]
+                common = llm.longest_token_prefix(kept, need)
+                if common < len(need):
+                    kept, rows = kept[:common], rows[: common + 1]
+                    llm._ctx.kv_cache_seq_rm(-1, n_past + common, -1)
+                    batch = need[common:]
+                    llm._batch.set_batch(batch=batch, n_past=n_past + common, logits_all=True)
+                    llm._ctx.decode(llm._batch)
+                    rows += [logprobs(i) for i in range(len(batch))]
+                    kept = list(need)
+                out[j] = sum(float(rows[i][t]) for i, t in enumerate(toks))
+        except (RuntimeError, ValueError) as e:
+            return failed(str(e))
+        finally:
+            # What follows the prefix in the cache is cut away: the next call's prefix match holds.
+            llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
+        return Scores(
+            tuple(out),
+            tuple(len(c) for c in ctoks),
+            prompt_tokens=len(ptoks),
+            cached_tokens=cached,
+            seconds=time.monotonic() - start,
         )
 
     def count_tokens(self, text: str) -> int:

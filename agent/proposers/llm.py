@@ -1,10 +1,20 @@
-"""The LLM proposer: the model picks catalogue options under a narrowed schema; else the rules answer.
+"""The LLM proposer: the model ranks (or picks) catalogue options; else the rules answer.
 
-Per decision: the options for the diagnosis' top causes become a JSON schema (plus the
-explicit no-op) and the model decodes under it; the output is validated again in full
-(agent.proposers.validate). Invalid output, a backend error or a call past its timeout is
-counted, and the fallback proposer (the rules) answers instead. With no option at all
-there is nothing for the model to pick and the rules answer without a call. It changes nothing.
+A model that can score continuations (agent.llm.backend.Scorer, the embedded GGUF) ranks:
+every complete answer the decision allows (each narrowed option's values, the rules' own
+proposal, the no-op) is scored by its mean log-probability per token after a short prompt
+of the nearest recorded incidents with their accepted answers (agent.proposers.examples)
+and this case; the best is taken unless its margin over the second is below a threshold,
+when the rules answer (an abstention, not a model failure). A 135M model is a poor free
+chooser and a fair judge of which of a few lines resembles the worked examples.
+
+A model that cannot score (an OpenAI-compatible server) decodes instead: the options become
+a JSON schema (plus the explicit no-op) and the model decodes under it.
+
+Either way the output is validated again in full (agent.proposers.validate). Invalid
+output, a backend error or a call past its timeout is counted, and the fallback proposer
+(the rules) answers instead. With nothing to choose between, the rules answer without a
+call. It changes nothing.
 """
 
 from __future__ import annotations
@@ -15,11 +25,12 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from agent.llm import prompts
-from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message, Model
+from agent.llm.backend import DEFAULT_TIMEOUT_S, Completion, Message, Model, Scorer
 from agent.llm.loader import LLMSettings, open_model
 from agent.llm.render import quote, render_brief
-from agent.proposers import narrow
+from agent.proposers import narrow, rank
 from agent.proposers.base import Proposer
+from agent.proposers.examples import Example, K, load_examples, nearest
 from agent.proposers.policy import Policy
 from agent.proposers.validate import check
 from core.diagnosis import Diagnosis
@@ -41,6 +52,11 @@ class ModelFailure(StrEnum):
 # A decision is about 25 grammar-forced tokens and a short reason; a reply cut off here is
 # invalid and the rules answer, which bounds the worst case on a slow host.
 MAX_TOKENS = 72
+# Below this margin (mean log-probability per token, best option minus the second) the ranking
+# abstains and the rules answer. Fitted by `evals.margin` on the fit split only (evals/split.py),
+# from a run of the bundled suite at threshold 0 beside the rules; seen and held-out are only
+# reported at it.
+MARGIN_THRESHOLD = 0.756
 
 
 @dataclass
@@ -48,6 +64,7 @@ class LLMStats:
     decisions: int = 0
     llm_used: int = 0
     no_choice: int = 0  # no option for the top causes: nothing for the model to pick, the rules answer
+    abstained: int = 0  # ranked, but the margin was below the threshold: the rules answer
     fallback_invalid: int = 0
     fallback_timeout: int = 0
     fallback_error: int = 0  # the backend failed (connection refused, crashed)
@@ -72,6 +89,7 @@ class LLMOutcome:
     schema: dict[str, Any] = field(default_factory=dict)
     # None when the model answered, or when there was nothing for it to choose (no option).
     failure: ModelFailure | None = None
+    margin: float | None = None  # ranking: the best option's score minus the second's
 
 
 def _shown(value: object) -> str:
@@ -107,6 +125,9 @@ class LLMProposer:
         unavailable: str = "",
         stats: LLMStats | None = None,
         hints: narrow.Hints | None = None,
+        examples: Sequence[Example] = (),
+        threshold: float = MARGIN_THRESHOLD,
+        k: int = K,
     ) -> None:
         self.model = model
         self.fallback = fallback
@@ -117,8 +138,25 @@ class LLMProposer:
         self.stats = stats if stats is not None else LLMStats()
         # Without the policy's hints every direction of every primitive for a cause is offered.
         self.hints = hints
+        self.examples = list(examples)
+        self.threshold = threshold
+        self.k = k
+        # Examples that must not be retrieved (the incident being scored and its condition).
+        self.excluded: Callable[[str], bool] | None = None
         self.last: LLMOutcome | None = None
         self.last_tokens = 0  # prompt and completion tokens of the last proposal
+
+    def exclude_examples(self, excluded: Callable[[str], bool]) -> None:
+        """Never retrieve an example whose id `excluded` names: an eval's guard against its own truth."""
+        self.excluded = excluded
+
+    @property
+    def answered_by(self) -> str:
+        return self.last.source if self.last is not None else ""
+
+    @property
+    def margin(self) -> float | None:
+        return self.last.margin if self.last is not None else None
 
     def propose(self, report: HealthReport, diagnosis: Diagnosis) -> Proposal:
         return self.decide(report, diagnosis).proposal
@@ -136,6 +174,8 @@ class LLMProposer:
             return self._fall_back(
                 report, diagnosis, f"model unavailable: {self.unavailable}", ModelFailure.UNAVAILABLE
             )
+        if isinstance(self.model, Scorer):
+            return self._rank(self.model, report, diagnosis)
         opts = narrow.options(report, diagnosis, self.hints)
         if not opts:
             self.stats.no_choice += 1
@@ -161,6 +201,54 @@ class LLMProposer:
             return self._fall_back(report, diagnosis, why, ModelFailure.INVALID, done, schema)
         self.stats.llm_used += 1
         return LLMOutcome(checked.proposal, "llm", "", done, schema)
+
+    def _rank(self, model: Scorer, report: HealthReport, diagnosis: Diagnosis) -> LLMOutcome:
+        rules = self.fallback.propose(report, diagnosis)  # once: the rules keep hysteresis state
+        dec = rank.decision(report, diagnosis, self.hints, rules)
+        if len(dec.candidates) < 2:
+            self.stats.no_choice += 1
+            return LLMOutcome(rules, "rules", "nothing to choose between but the rules' answer")
+        shots = nearest(self.examples, dec.key, self.k, self.excluded)
+        scores = model.score(
+            rank.prompt(dec.case, shots),
+            [rank.continuation(c) for c in dec.candidates],
+            timeout_s=self.timeout_s,
+        )
+        done = Completion(
+            "",
+            scores.finish,
+            prompt_tokens=scores.prompt_tokens + sum(scores.tokens),
+            seconds=scores.seconds,
+            cached_tokens=scores.cached_tokens,
+            error=scores.error,
+        )
+        self._count(done)
+        if scores.finish == "timeout" or scores.seconds > self.timeout_s:
+            self.stats.fallback_timeout += 1
+            why = f"model past its {self.timeout_s:g} s timeout"
+            return LLMOutcome(rules, "rules", why, done, {}, ModelFailure.TIMEOUT)
+        if not scores.ok or len(scores.logprobs) != len(dec.candidates):
+            self.stats.fallback_error += 1
+            why = f"model error: {scores.error or 'scores missing'}"
+            return LLMOutcome(rules, "rules", why, done, {}, ModelFailure.ERROR)
+        norm = scores.normalised()
+        # Ties go to the earlier candidate: the no-op is first, then the rules' proposal.
+        order = sorted(range(len(norm)), key=lambda i: (-norm[i], i))
+        best, margin = order[0], norm[order[0]] - norm[order[1]]
+        chosen = dec.candidates[best]
+        done = Completion(chosen.text, "stop", done.prompt_tokens, 0, done.seconds, done.cached_tokens)
+        schema = narrow.decision_schema(dec.options, max(1, len(chosen.actions)))
+        checked = check(dec.document(best), schema, dec.options)
+        if checked.proposal is None:
+            self.stats.fallback_invalid += 1
+            why = f"model output rejected: {checked.problem}"
+            return LLMOutcome(rules, "rules", why, done, schema, ModelFailure.INVALID, margin)
+        if margin < self.threshold:
+            self.stats.abstained += 1
+            why = f"margin {margin:.3f} below {self.threshold:g}: the rules answer"
+            return LLMOutcome(rules, "rules", why, done, schema, None, margin)
+        self.stats.llm_used += 1
+        return LLMOutcome(checked.proposal, "llm", "", done, schema, None, margin)
 
     def _count(self, done: Completion) -> None:
         self.stats.prompt_tokens += done.prompt_tokens
@@ -201,6 +289,7 @@ def build(
     )
     opened = open_model(s)
     note = f"LLM unavailable, the rules answer: {opened.why_not}" if opened.model is None else ""
+    examples, _ = load_examples()
     proposer = LLMProposer(
         opened.model,
         fallback,
@@ -208,6 +297,7 @@ def build(
         unavailable=opened.why_not,
         stats=stats,
         hints=narrow.policy_hints(rules),
+        examples=examples,
     )
     return proposer, note
 
@@ -230,7 +320,8 @@ def tally(stats: LLMStats) -> str:
     s = stats
     return (
         f"llm: own proposal used in {s.llm_used} of {s.decisions} decisions; rules answered "
-        f"{s.decisions - s.llm_used}: no option to choose {s.no_choice}, invalid {s.fallback_invalid}, "
+        f"{s.decisions - s.llm_used}: no option to choose {s.no_choice}, margin too small {s.abstained}, "
+        f"invalid {s.fallback_invalid}, "
         f"timeout {s.fallback_timeout}, error {s.fallback_error}, "
         f"model unavailable {s.fallback_unavailable}; "
         f"tokens {s.prompt_tokens} prompt ({s.cached_tokens} cached) + {s.completion_tokens} generated"
