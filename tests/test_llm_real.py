@@ -82,7 +82,9 @@ def test_embedded_model_decides_under_the_schema(model: object) -> None:
     # A generous timeout: a shared test machine may be slow; the bench measures speed.
     p = LLMProposer(model, RuleProposer(policies), timeout_s=120, hints=policy_hints(policies))  # type: ignore[arg-type]
     decision = p.decide(r, d)
-    assert decision.completion is not None and decision.completion.completion_tokens > 0
+    # The model ranks complete options by their likelihood: it reads, it does not generate.
+    assert decision.completion is not None and decision.completion.prompt_tokens > 0
+    assert decision.margin is not None and decision.margin >= 0
     assert Draft202012Validator(proposal_schema()).is_valid(decision.proposal.model_dump(mode="json"))
     if decision.source == "llm":
         knobs = {o.knob for o in options(r, d, policy_hints(policies))}
