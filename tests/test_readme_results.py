@@ -71,6 +71,7 @@ def test_overhead_rows_carry_the_floor_and_program_time(tmp_path: Path) -> None:
                 "runqlat_pct": 22.0,
                 "floor_pct": 8.8,
                 "floor_raw_pct": 4.7,
+                "idletune_duty_pct": 1.3,
             }
         ],
         "program_ns_per_op": {"pingpong": {"idletune": 395.0, "runqlat": 1286.0}, "dio": {}},
@@ -81,6 +82,24 @@ def test_overhead_rows_carry_the_floor_and_program_time(tmp_path: Path) -> None:
     assert "idletune 12.2% · bcc runqlat 22.0% · empty programs 8.8% (on raw tracepoints 4.7%)" in text
     assert "| BPF program time per round trip, pingpong (kernel.bpf_stats_enabled) | idletune 395 ns" in text
     assert "bcc runqlat 1,286 ns" in text and "per read, dio" not in text
+    assert "| `idletune serve` on its duty cycle (a healthy host), pingpong | 1.3% slowdown | ≤ 2% |" in text
+
+
+def test_trainer_overhead_rows(tmp_path: Path) -> None:
+    figures = {
+        "rounds": 7,
+        "seconds": 20.0,
+        "bare_spread_pct": 2.5,
+        "agent-duty": {"slowdown_pct": 0.4, "per_round_pct": [], "agent_cpu_pct": 0.8, "agent_rss_mib": 95},
+    }
+    write_figures(tmp_path / "overhead-trainer.json", "overhead-trainer", figures)
+    text = bench_section(read_all(tmp_path))
+    assert (
+        "| testbed PyTorch trainer, samples/s with `idletune serve` on its duty cycle (a healthy host) "
+        "(median of 7 interleaved rounds) | 0.4% slowdown (bare runs spread 2.5%); agent 0.80% of a core, "
+        "95 MiB | ≤ 1%, within the pairs' spread | `bench/overhead.py --trainer` |"
+    ) in text
+    assert "always on" not in text  # not measured, not shown
 
 
 def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_path: Path) -> None:
