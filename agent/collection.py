@@ -74,7 +74,13 @@ class CollectionConfig(BaseModel):
         default=2.0,
         gt=0,
         le=100,
-        description="trigger: CPU, I/O or memory pressure (some, avg10) at or above",
+        description="usual CPU, I/O or memory pressure (some, avg10) at the least",
+    )
+    # Pressure *up*: the diagnosis's pressure rules start to score a rise of twice the past
+    # (rules_cpu.cpu_pressure, v.up(..., (2.0, 6.0), ...)). A host whose cores are always busy
+    # (a CPU-bound trainer) lives with pressure; only a rise against that usual level triggers.
+    psi_rise: float = Field(
+        default=2.0, gt=1, description="trigger: pressure at this many times its usual level (or the floor)"
     )
 
     @model_validator(mode="after")
@@ -112,7 +118,8 @@ class LevelPolicy:
 
     Triggers, each against the metric's median over `baseline_s` before this sample:
     a job's data-wait share up, a busy GPU's utilisation down, CPU, I/O or memory
-    pressure up. A trigger holds full level while it is open and `linger_s` after;
+    pressure up (to twice its usual level: a host that always has some is not triggered).
+    A trigger holds full level while it is open and `linger_s` after;
     a person asking, `hold_s`. The usual levels take in every sample, so a shift that
     lasts becomes the usual level after half of `baseline_s` and stops triggering.
     """
@@ -155,8 +162,12 @@ class LevelPolicy:
             elif len(parts) == 3 and parts[0] == "gpu" and parts[2] == "util_pct":
                 if usual is not None and usual >= c.gpu_busy_pct and v < usual * (1 - c.gpu_util_fall):
                     out.append(f"GPU {parts[1]} utilisation {v:.0f}%, usually {usual:.0f}%")
-            elif name in PSI_NAMES and v >= c.psi_some_pct:
-                out.append(f"{PSI_NAMES[name]} pressure {v:.1f}% (some, avg10)")
+            elif name in PSI_NAMES:
+                # Before a usual level is known, any pressure past the floor counts.
+                ref = max(usual, c.psi_some_pct) * c.psi_rise if usual is not None else c.psi_some_pct
+                if v >= ref:
+                    was = f", usually {usual:.1f}%" if usual is not None else ""
+                    out.append(f"{PSI_NAMES[name]} pressure {v:.1f}% (some, avg10){was}")
         return out
 
     def update(self, sample: Sample) -> CollectionLevel:
@@ -226,8 +237,10 @@ class LevelPolicy:
 
 def _watched(name: str) -> bool:
     parts = name.split(".")
-    return (len(parts) == 3 and parts[0] == "trainer" and parts[2] == "data_wait_frac") or (
-        len(parts) == 3 and parts[0] == "gpu" and parts[2] == "util_pct"
+    return (
+        name in PSI_NAMES
+        or (len(parts) == 3 and parts[0] == "trainer" and parts[2] == "data_wait_frac")
+        or (len(parts) == 3 and parts[0] == "gpu" and parts[2] == "util_pct")
     )
 
 
