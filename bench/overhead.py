@@ -57,7 +57,9 @@ RUNQLAT = "/usr/sbin/runqlat-bpfcc"
 # `idletune serve` in observe mode on its duty cycle (a healthy host).
 CONDITIONS = ("none", "idletune", "idletune-duty", "floor", "floor-raw", "runqlat")
 IDLETUNE = [sys.executable, "-c", "from agent.cli.main import main; main()"]
-DAEMON_SETTLE_S = 8.0  # after `serve` answers: its compile is over, its duty cycle running
+# After `serve` answers: its compile is over, the pressure's usual level known (5 samples) and
+# the start-up's trigger past its linger (collection.linger_s, 30 s): the steady state.
+DAEMON_SETTLE_S = 40.0
 BPF_STATS = Path("/proc/sys/kernel/bpf_stats_enabled")
 PINGPONG_CPU = (os.cpu_count() or 1) - 1
 
@@ -184,6 +186,7 @@ def attach(cond: str) -> Attached | None:
         return Attached([RUNQLAT], signal.SIGINT)
     if cond == "idletune-duty":
         config = agent_config(Path(os.environ["IDLETUNE_STATE_DIR"]).parent, "agent-duty")
+        _CONFIGS["current"] = config
         daemon = Attached([*IDLETUNE, "serve", "--config", str(config)], signal.SIGTERM)
         if "http://" not in daemon.first:
             daemon.stop()
@@ -237,6 +240,27 @@ def ctx_switches() -> int:
 
 
 TRAINER_CONDITIONS = ("none", "agent-duty", "agent-full")
+DAEMON_LEVELS: list[tuple[str, str]] = []  # (condition, the daemon's level when measured)
+
+
+_CONFIGS: dict[str, Path] = {}
+
+
+def _config_of(tracer: Attached) -> Path:
+    return _CONFIGS["current"]
+
+
+def daemon_level(config: Path) -> str:
+    """The running daemon's collection level, from its /v1/report ("?" when it does not answer)."""
+    import re
+    import urllib.request
+
+    m = re.search(r"port: (\d+)", config.read_text())
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{m.group(1) if m else 0}/v1/report", timeout=5) as r:
+            return str(json.loads(r.read()).get("collection", {}).get("level", "?"))
+    except (OSError, ValueError):
+        return "?"
 
 
 def agent_config(dir: Path, cond: str) -> Path:
@@ -277,12 +301,14 @@ def run_trainer_bench(rounds: int, seconds: float, settle_s: float) -> dict[str,
                     agent = None
                     if cond != "none":
                         argv = [*IDLETUNE, "serve", "--config"]
-                        agent = Attached([*argv, str(agent_config(Path(tmp), cond))], signal.SIGTERM)
+                        config = agent_config(Path(tmp), cond)
+                        agent = Attached([*argv, str(config)], signal.SIGTERM)
                         time.sleep(settle_s)  # past the compile: the steady state is measured
                     try:
                         t0, cpu0 = time.monotonic(), _cpu_s(agent.proc.pid) if agent else 0.0
                         rates[cond].append(bed.kpi(seconds).samples_per_s)
                         if agent is not None:
+                            DAEMON_LEVELS.append((cond, daemon_level(config)))
                             dt = time.monotonic() - t0
                             rss = rss_mb(agent.proc.pid)[0]
                             cpu = (_cpu_s(agent.proc.pid) - cpu0) / dt
@@ -306,7 +332,10 @@ def run_trainer_bench(rounds: int, seconds: float, settle_s: float) -> dict[str,
             cpu = med([c for k, c, _ in agents if k == cond])
             rss = max(m for k, _, m in agents if k == cond)
             line += f"\n  {'':10s} agent CPU {100 * cpu:.2f} % of a core (median), RSS max {rss:.0f} MiB"
+            levels = [lv for k, lv in DAEMON_LEVELS if k == cond]
+            line += f"; its level when measured: {', '.join(levels)}"
             out[cond] = {
+                "levels": levels,
                 "slowdown_pct": round(med(slow), 2),
                 "per_round_pct": [round(x, 2) for x in slow],
                 "agent_cpu_pct": round(100 * cpu, 2),
@@ -326,7 +355,9 @@ def _cpu_s(pid: int) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trainer", action="store_true", help="the testbed's PyTorch trainer instead")
-    ap.add_argument("--settle", type=float, default=10.0, help="--trainer: seconds after the agent starts")
+    ap.add_argument(
+        "--settle", type=float, default=DAEMON_SETTLE_S, help="--trainer: seconds after the agent starts"
+    )
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--warmup", type=int, default=1, help="untimed bare runs of each workload first")
     ap.add_argument("--seconds", type=float, default=3.0)
@@ -375,6 +406,8 @@ def main() -> int:
                         if w == "pingpong" and cond == "none":
                             base_switches.append((ctx_switches() - c0) / a.seconds)
                 finally:
+                    if tracer is not None and cond == "idletune-duty":
+                        DAEMON_LEVELS.append((cond, daemon_level(_config_of(tracer))))
                     if tracer is not None:
                         out = tracer.stop()
                         if cond == "idletune":
@@ -383,6 +416,9 @@ def main() -> int:
         prog_ns = program_time(workloads, [c for c in conditions if c in ("idletune", "runqlat")], a.seconds)
 
     figures = report(rates, conditions, agent_reports, base_switches, a.rounds, a.seconds)
+    if DAEMON_LEVELS:
+        figures["daemon_levels"] = [lv for _, lv in DAEMON_LEVELS]
+        print(f"idletune-duty: the daemon's level when measured: {', '.join(figures['daemon_levels'])}")
     figures["program_ns_per_op"] = prog_ns
     print_program_time(prog_ns)
     write_figures(a.json, "overhead", figures)
