@@ -239,7 +239,9 @@ def ctx_switches() -> int:
     return 0
 
 
-TRAINER_CONDITIONS = ("none", "agent-duty", "agent-full")
+# agent-full (the hot path on without a break, what a trigger costs) with --full: the ping-pong
+# workloads already measure the always-on collectors, and each condition here takes minutes.
+TRAINER_CONDITIONS = ("none", "agent-duty")
 DAEMON_LEVELS: list[tuple[str, str]] = []  # (condition, the daemon's level when measured)
 
 
@@ -276,12 +278,14 @@ def agent_config(dir: Path, cond: str) -> Path:
     return path
 
 
-def run_trainer_bench(rounds: int, seconds: float, settle_s: float) -> dict[str, Any]:
-    """samples/s of the testbed trainer with no agent, the daemon on its duty cycle, at full level."""
+def run_trainer_bench(rounds: int, seconds: float, settle_s: float, full: bool = False) -> dict[str, Any]:
+    """samples/s of the testbed trainer with no agent, the daemon on its duty cycle (and, with
+    `full`, with its hot path on without a break)."""
+    conditions = (*TRAINER_CONDITIONS, "agent-full") if full else TRAINER_CONDITIONS
     from evals.testbed import runner as tb
 
     med: Callable[[list[float]], float] = statistics.median
-    rates: dict[str, list[float]] = {c: [] for c in TRAINER_CONDITIONS}
+    rates: dict[str, list[float]] = {c: [] for c in conditions}
     agents: list[tuple[str, float, float]] = []  # condition, agent CPU in cores, RSS MiB
     with tempfile.TemporaryDirectory(prefix="idletune-bench-") as tmp:
         state = Path(tmp) / "state"
@@ -293,10 +297,11 @@ def run_trainer_bench(rounds: int, seconds: float, settle_s: float) -> dict[str,
             bed.setup()
             phase = sc.phase("fix")
             bed.apply(phase)
-            bed.start_trainer(phase, lifetime_s=rounds * len(TRAINER_CONDITIONS) * (seconds + 60) + 120)
+            bed.start_trainer(phase, lifetime_s=rounds * len(conditions) * (seconds + settle_s + 30) + 120)
             bed.kpi(seconds)  # warm-up: the first window of a fresh trainer runs fast
             for r in range(rounds):
-                order = TRAINER_CONDITIONS[r % 3 :] + TRAINER_CONDITIONS[: r % 3]
+                k = r % len(conditions)
+                order = conditions[k:] + conditions[:k]
                 for cond in order:
                     agent = None
                     if cond != "none":
@@ -322,7 +327,7 @@ def run_trainer_bench(rounds: int, seconds: float, settle_s: float) -> dict[str,
     print(f"testbed trainer (starvation, fixed: 2 workers), {rounds} rounds, {seconds:g} s windows")
     print(f"  bare runs spread {spread:.1f} % (max - min, of the median)")
     out: dict[str, Any] = {"rounds": rounds, "seconds": seconds, "bare_spread_pct": round(spread, 1)}
-    for cond in TRAINER_CONDITIONS:
+    for cond in conditions:
         vals = rates[cond]
         line = f"  {cond:10s} median {med(vals):>8,.1f} samples/s"
         if cond != "none":
@@ -355,6 +360,7 @@ def _cpu_s(pid: int) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trainer", action="store_true", help="the testbed's PyTorch trainer instead")
+    ap.add_argument("--full", action="store_true", help="--trainer: also with the hot path always on")
     ap.add_argument(
         "--settle", type=float, default=DAEMON_SETTLE_S, help="--trainer: seconds after the agent starts"
     )
@@ -374,7 +380,8 @@ def main() -> int:
         print("bench/overhead.py needs root (eBPF, losetup)", file=sys.stderr)
         return 1
     if a.trainer:
-        write_figures(a.json, "overhead-trainer", run_trainer_bench(a.rounds, a.seconds, a.settle))
+        figures = run_trainer_bench(a.rounds, a.seconds, a.settle, a.full)
+        write_figures(a.json, "overhead-trainer", figures)
         return 0
     have_runqlat = Path(RUNQLAT).exists()
     conditions = [c for c in CONDITIONS if c != "runqlat" or have_runqlat]
