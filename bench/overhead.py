@@ -54,7 +54,8 @@ from bpf.loader import COLLECTORS  # noqa: E402
 
 RUNQLAT = "/usr/sbin/runqlat-bpfcc"
 # idletune: its eBPF collectors, always on (a trigger open); idletune-duty: the daemon itself,
-# `idletune serve` in observe mode on its duty cycle (a healthy host).
+# `idletune serve` in observe mode on its duty cycle (a healthy host: the pressure trigger the
+# benchmark itself would open is held off, see agent_config).
 CONDITIONS = ("none", "idletune", "idletune-duty", "floor", "floor-raw", "runqlat")
 IDLETUNE = [sys.executable, "-c", "from agent.cli.main import main; main()"]
 # After `serve` answers: its compile is over, the pressure's usual level known (5 samples) and
@@ -185,7 +186,7 @@ def attach(cond: str) -> Attached | None:
     if cond == "runqlat":
         return Attached([RUNQLAT], signal.SIGINT)
     if cond == "idletune-duty":
-        config = agent_config(Path(os.environ["IDLETUNE_STATE_DIR"]).parent, "agent-duty")
+        config = agent_config(Path(os.environ["IDLETUNE_STATE_DIR"]).parent, "agent-duty", hold_off=True)
         _CONFIGS["current"] = config
         daemon = Attached([*IDLETUNE, "serve", "--config", str(config)], signal.SIGTERM)
         if "http://" not in daemon.first:
@@ -265,8 +266,12 @@ def daemon_level(config: Path) -> str:
         return "?"
 
 
-def agent_config(dir: Path, cond: str) -> Path:
-    """The daemon's config for a condition: observe mode (it changes nothing), its own port."""
+def agent_config(dir: Path, cond: str, *, hold_off: bool = False) -> Path:
+    """The daemon's config for a condition: observe mode (it changes nothing), its own port.
+
+    `hold_off`: the pressure trigger out of reach. A microbenchmark started beside a settled
+    daemon is itself a rise in pressure, which rightly opens a trigger; held off, the daemon
+    stays at duty level and the figure is what the duty cycle costs a host that looks healthy."""
     import socket
 
     with socket.socket() as sock:
@@ -274,7 +279,8 @@ def agent_config(dir: Path, cond: str) -> Path:
         port = int(sock.getsockname()[1])
     duty = "true" if cond == "agent-duty" else "false"
     path = dir / f"{cond}.yaml"
-    path.write_text(f"mode: observe\nserver: {{port: {port}}}\ncollection: {{duty: {duty}}}\n")
+    rise = ", psi_rise: 1000000" if hold_off else ""
+    path.write_text(f"mode: observe\nserver: {{port: {port}}}\ncollection: {{duty: {duty}{rise}}}\n")
     return path
 
 
