@@ -77,7 +77,9 @@ def _overhead(f: dict[str, Any]) -> list[BenchRow]:
             rows.append(
                 (
                     f"`idletune serve` on its duty cycle (a healthy host), {w['name']}",
-                    f"{duty:.1f}% slowdown",
+                    f"{duty:.1f}% slowdown" + (
+                        f" (bare runs spread {w['bare_spread_pct']:.0f}%)" if "bare_spread_pct" in w else ""
+                    ),
                     "≤ 2%",
                     "bench/overhead.py",
                 )
