@@ -138,7 +138,7 @@ class ControlLoop:
         # A change is judged from when it acts: a trainer's next epoch, loaders reopening files.
         for tr in self.tracker.waiting():
             if self.executor.in_force(tr.change_id):
-                self.tracker.took_effect(tr.change_id, self.window, now)
+                self.tracker.took_effect(tr.change_id, now)
                 waited = now - tr.t_requested
                 self._event(
                     "info",

@@ -317,14 +317,14 @@ class EffectTracker:
         }
         self.tracked[change_id] = tr
         if in_force:
-            self.took_effect(change_id, window, t_requested)
+            self.took_effect(change_id, t_requested)
         return tr
 
     def waiting(self) -> list[Tracked]:
         """Changes requested and not yet in force, oldest first."""
         return [tr for tr in self.tracked.values() if tr.t_effect is None]
 
-    def took_effect(self, change_id: int, window: Window, t: float) -> Tracked | None:
+    def took_effect(self, change_id: int, t: float) -> Tracked | None:
         """The change acts from `t`: its after-window starts `settle_s` later."""
         tr = self.tracked.get(change_id)
         if tr is None or tr.t_effect is not None:

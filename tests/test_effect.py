@@ -100,7 +100,7 @@ def test_a_change_waits_until_in_force_and_its_windows_start_then() -> None:
     tr.start(1, act, None, kpi, w, 30.0, in_force=False)
     assert [x.change_id for x in tr.waiting()] == [1]
     assert tr.due(w, 69.0) == []  # 30 + 2 + 10 passed long ago: not judged while waiting
-    tr.took_effect(1, w, 60.0)
+    tr.took_effect(1, 60.0)
     assert tr.waiting() == [] and tr.tracked[1].before == [100.0 + (t % 3) for t in range(51, 61)]
     _steady(w, 70, 75, 300.0)
     assert tr.due(w, 71.0) == []  # the after-window is 62..72

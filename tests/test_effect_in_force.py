@@ -241,6 +241,6 @@ def test_the_before_window_ends_at_the_request_not_when_the_change_is_in_force()
     tr = EffectTracker(cfg)
     tr.start(1, Action(primitive="block.read_ahead_kb", target="loop0", value=16, reason="t"),
              None, Kpi(SPS, (SPS,), True), w, 20.0, in_force=False)  # fmt: skip
-    tr.took_effect(1, w, 30.0)
+    tr.took_effect(1, 30.0)
     [j] = tr.due(w, 60.0)
     assert j.verdict == "harmful" and j.comparison.before is not None and j.comparison.before > 99
