@@ -153,7 +153,8 @@ def program_ns(pid: int) -> int:
 class Attached:
     """A tracer process that is attached once it has printed its first line."""
 
-    def __init__(self, argv: list[str], stop_signal: int) -> None:
+    def __init__(self, argv: list[str], stop_signal: int, config: Path | None = None) -> None:
+        self.config = config  # the daemon's config file, for a tracer that is `idletune serve`
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.stop_signal = stop_signal
         assert self.proc.stdout is not None
@@ -187,8 +188,7 @@ def attach(cond: str) -> Attached | None:
         return Attached([RUNQLAT], signal.SIGINT)
     if cond == "idletune-duty":
         config = agent_config(Path(os.environ["IDLETUNE_STATE_DIR"]).parent, "agent-duty", hold_off=True)
-        _CONFIGS["current"] = config
-        daemon = Attached([*IDLETUNE, "serve", "--config", str(config)], signal.SIGTERM)
+        daemon = Attached([*IDLETUNE, "serve", "--config", str(config)], signal.SIGTERM, config)
         if "http://" not in daemon.first:
             daemon.stop()
             raise RuntimeError(f"idletune serve did not start: {daemon.first.strip()}")
@@ -246,13 +246,6 @@ TRAINER_CONDITIONS = ("none", "agent-duty")
 DAEMON_LEVELS: list[tuple[str, str]] = []  # (condition, the daemon's level when measured)
 
 
-_CONFIGS: dict[str, Path] = {}
-
-
-def _config_of(tracer: Attached) -> Path:
-    return _CONFIGS["current"]
-
-
 def daemon_level(config: Path) -> str:
     """The running daemon's collection level, from its /v1/report ("?" when it does not answer)."""
     import re
@@ -264,6 +257,19 @@ def daemon_level(config: Path) -> str:
             return str(json.loads(r.read()).get("collection", {}).get("level", "?"))
     except (OSError, ValueError):
         return "?"
+
+
+def spread_pct(bare: list[float]) -> float:
+    """How much the bare runs vary from round to round: max - min, as a share of their median.
+    Slowdowns smaller than this are not told apart by this many rounds."""
+    return 100 * (max(bare) - min(bare)) / statistics.median(bare)
+
+
+def slowdowns(vals: list[float], bare: list[float]) -> tuple[list[float], str]:
+    """Each round's slowdown against that round's bare run, in %, and the line that says so."""
+    slow = [(1 - v / b) * 100 for v, b in zip(vals, bare, strict=True)]
+    per_round = ", ".join(f"{x:.1f}" for x in slow)
+    return slow, f"   slowdown median {statistics.median(slow):5.1f} %  (per round: {per_round})"
 
 
 def agent_config(dir: Path, cond: str, *, hold_off: bool = False) -> Path:
@@ -329,7 +335,7 @@ def run_trainer_bench(rounds: int, seconds: float, settle_s: float, full: bool =
                             agent.stop()
                 print(f"round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
     base = rates["none"]
-    spread = 100 * (max(base) - min(base)) / med(base)
+    spread = spread_pct(base)
     print(f"testbed trainer (starvation, fixed: 2 workers), {rounds} rounds, {seconds:g} s windows")
     print(f"  bare runs spread {spread:.1f} % (max - min, of the median)")
     out: dict[str, Any] = {"rounds": rounds, "seconds": seconds, "bare_spread_pct": round(spread, 1)}
@@ -337,9 +343,8 @@ def run_trainer_bench(rounds: int, seconds: float, settle_s: float, full: bool =
         vals = rates[cond]
         line = f"  {cond:10s} median {med(vals):>8,.1f} samples/s"
         if cond != "none":
-            slow = [(1 - v / b) * 100 for v, b in zip(vals, base, strict=True)]
-            per_round = ", ".join(f"{x:.1f}" for x in slow)
-            line += f"   slowdown median {med(slow):5.1f} %  (per round: {per_round})"
+            slow, text = slowdowns(vals, base)
+            line += text
             cpu = med([c for k, c, _ in agents if k == cond])
             rss = max(m for k, _, m in agents if k == cond)
             line += f"\n  {'':10s} agent CPU {100 * cpu:.2f} % of a core (median), RSS max {rss:.0f} MiB"
@@ -419,8 +424,8 @@ def main() -> int:
                         if w == "pingpong" and cond == "none":
                             base_switches.append((ctx_switches() - c0) / a.seconds)
                 finally:
-                    if tracer is not None and cond == "idletune-duty":
-                        DAEMON_LEVELS.append((cond, daemon_level(_config_of(tracer))))
+                    if tracer is not None and tracer.config is not None:
+                        DAEMON_LEVELS.append((cond, daemon_level(tracer.config)))
                     if tracer is not None:
                         out = tracer.stop()
                         if cond == "idletune":
@@ -457,26 +462,25 @@ def report(
     for w, by_cond in rates.items():
         print(f"\n{w} ({units[w]})")
         base = by_cond["none"]
-        spread = 100 * (max(base) - min(base)) / med(base)
+        spread = spread_pct(base)
         print(f"  bare runs spread {spread:.1f} % (max - min, of the median)")
-        slowdowns: dict[str, float] = {}
+        by_slowdown: dict[str, float] = {}
         for cond in conditions:
             vals = by_cond[cond]
             line = f"  {cond:9s} median {med(vals):>11,.0f}"
             if cond != "none":
-                slow = [(1 - v / b) * 100 for v, b in zip(vals, base, strict=True)]
-                rounds_txt = ", ".join(f"{s:.1f}" for s in slow)
-                line += f"   slowdown median {med(slow):5.1f} %  (per round: {rounds_txt})"
-                slowdowns[cond] = med(slow)
+                slow, text = slowdowns(vals, base)
+                line += text
+                by_slowdown[cond] = med(slow)
             print(line)
         figures["workloads"].append(
             {
                 "name": w,
-                "idletune_pct": round(slowdowns.get("idletune", float("nan")), 2),
-                "runqlat_pct": round(slowdowns.get("runqlat", float("nan")), 2),
-                "idletune_duty_pct": round(slowdowns.get("idletune-duty", float("nan")), 2),
-                "floor_pct": round(slowdowns.get("floor", float("nan")), 2),
-                "floor_raw_pct": round(slowdowns.get("floor-raw", float("nan")), 2),
+                "idletune_pct": round(by_slowdown.get("idletune", float("nan")), 2),
+                "runqlat_pct": round(by_slowdown.get("runqlat", float("nan")), 2),
+                "idletune_duty_pct": round(by_slowdown.get("idletune-duty", float("nan")), 2),
+                "floor_pct": round(by_slowdown.get("floor", float("nan")), 2),
+                "floor_raw_pct": round(by_slowdown.get("floor-raw", float("nan")), 2),
                 # How much the bare workload itself varies from round to round: slowdowns
                 # smaller than this are not told apart by this many rounds.
                 "bare_spread_pct": round(spread, 1),
