@@ -22,7 +22,6 @@ from agent.service.app import create_app
 from agent.service.guard import Guard, fs_host
 from agent.service.observers import ReplayObserver
 from agent.service.state import ServiceState
-from agent.wiring import Feed
 from primitives.host import Host
 from tests.test_loop import Sim
 
@@ -45,14 +44,7 @@ def _rules(cfg: object) -> tuple[None, RuleProposer]:
 
 def _daemon(tmp_path: Path, text: str) -> tuple[Sim, Daemon, Path]:
     sim = Sim(tmp_path / "root")
-    feed = Feed(
-        sample=sim.sample,
-        report=sim.report,
-        host=Host(sim.fs),
-        clock=sim.clock,
-        diagnose=sim.diagnose,
-        simulated=True,
-    )
+    feed = sim.feed()
     path = tmp_path / "config.yaml"
     path.write_text(text)
     d = build_daemon(load_config(path), feed, state=tmp_path / "state", proposers_for=_rules)

@@ -65,6 +65,17 @@ class Sim:
             jobs=[JobInfo(name="job", loader_workers=2)],
         )
 
+    def feed(self) -> Feed:
+        """What a loop on this simulation watches, on its clock, with actions on its fake root."""
+        return Feed(
+            sample=self.sample,
+            report=self.report,
+            host=Host(self.fs),
+            clock=self.clock,
+            diagnose=self.diagnose,
+            simulated=True,
+        )
+
     def diagnose(self, window: Window, report: HealthReport) -> Diagnosis:
         if self.ra() < 1024:
             return Diagnosis(
@@ -83,14 +94,7 @@ class Sim:
 def make_loop(tmp_path: Path, mode: Mode = "auto", **cfg: object) -> tuple[Sim, ControlLoop, FileJournal]:
     """The loop as every app wires it, on the simulation's feed, with its state in tmp_path/state."""
     sim = Sim(tmp_path / "root")
-    feed = Feed(
-        sample=sim.sample,
-        report=sim.report,
-        host=Host(sim.fs),
-        clock=sim.clock,
-        diagnose=sim.diagnose,
-        simulated=True,
-    )
+    feed = sim.feed()
     config = LoopConfig.model_validate(
         {"review_every_s": 5, "job": "job", "effect": EffectConfig(window_s=20, settle_s=2), **cfg}
     )
