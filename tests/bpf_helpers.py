@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -155,3 +157,41 @@ class FakeBcc(ModuleType):
 def tid_counts(slots: dict[int, int]) -> list[int]:
     """Running per-thread counts as the kernel keeps them: 32 slots from host slot 8."""
     return [slots.get(i + TID_SLOT_BASE, 0) for i in range(TID_SLOTS)]
+
+
+# The fake host's one disk (major 259, minor 1) as the programs key it, and the slots of the
+# scheduler program's per-thread array.
+NVME = (259 << 20) | 1
+SLOTS = 1024
+
+
+def fake_host(root: Path, threads: tuple[tuple[int, int], ...] = ((42, 42),)) -> Path:
+    """A fake host root for the eBPF source: tracefs, kernel headers, HZ, one NVMe disk, and the
+    (pid, tid) threads given."""
+    write_all_events(root)
+    (root / f"lib/modules/{os.uname().release}/build/include").mkdir(parents=True)
+    (root / "proc").mkdir()
+    (root / "proc/config.gz").write_bytes(gzip.compress(b"CONFIG_HZ=100\n"))
+    for pid, tid in threads:
+        (root / f"proc/{pid}/task/{tid}").mkdir(parents=True)
+    d = root / "sys/dev/block/259:1"
+    d.mkdir(parents=True)
+    (d / "uevent").write_text("MAJOR=259\nMINOR=1\nDEVNAME=nvme0n1\n")
+    return root
+
+
+def sched_maps(hist_len: int = 64) -> dict[str, FakeTable]:
+    """The scheduler program's maps, empty."""
+    return {
+        "hist": FakeTable(array=[[0, 0] for _ in range(hist_len)]),
+        "counters": FakeTable(array=[[0, 0], [0, 0]]),
+        "slots": FakeTable(size=SLOTS, lookups={}),
+        "tasks": FakeTable(lookups={}),
+        "cgroups": FakeTable(),
+        "drops": FakeTable(array=[[0, 0]]),
+    }
+
+
+def block_maps() -> dict[str, FakeTable]:
+    """The block program's maps, empty."""
+    return {"lat": FakeTable(), "stats": FakeTable(), "drops": FakeTable(array=[[0, 0]])}

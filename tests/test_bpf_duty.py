@@ -3,7 +3,6 @@ measured, the share of each interval, blocked time across spans, reloads between
 
 from __future__ import annotations
 
-import gzip
 import os
 import sys
 import time
@@ -16,10 +15,18 @@ from agent.sources.bpf_source import BpfSource
 from agent.sources.bpf_spans import Spans
 from bpf.loader import COLLECTORS
 from core.hostfs import HostFS
-from tests.bpf_helpers import FakeBcc, FakeBPF, FakeGate, FakeTable, tid_counts, write_all_events
+from tests.bpf_helpers import (
+    NVME,
+    FakeBcc,
+    FakeBPF,
+    FakeGate,
+    FakeTable,
+    block_maps,
+    fake_host,
+    sched_maps,
+    tid_counts,
+)
 
-NVME = (259 << 20) | 1
-SLOTS = 1024
 S = 10**9
 T0 = 1000 * S
 HOT_SCHED = set(COLLECTORS["sched"].hot)
@@ -32,36 +39,13 @@ def task(tid: int, *, blocked: int = 0, slept: int = 0, epoch: int = 0) -> objec
     )
 
 
-def sched_maps() -> dict[str, FakeTable]:
-    return {
-        "hist": FakeTable(array=[[0, 0] for _ in range(64)]),
-        "counters": FakeTable(array=[[0, 0], [0, 0]]),
-        "slots": FakeTable(size=SLOTS, lookups={}),
-        "tasks": FakeTable(lookups={}),
-        "cgroups": FakeTable(),
-        "drops": FakeTable(array=[[0, 0]]),
-    }
-
-
-def block_maps() -> dict[str, FakeTable]:
-    return {"lat": FakeTable(), "stats": FakeTable(), "drops": FakeTable(array=[[0, 0]])}
-
-
 def vmscan_maps() -> dict[str, FakeTable]:
     return {"totals": FakeTable(array=[[0, 0], [0, 0], [0, 0]]), "drops": FakeTable(array=[[0, 0]])}
 
 
 @pytest.fixture
 def host(tmp_path: Path) -> Path:
-    write_all_events(tmp_path)
-    (tmp_path / f"lib/modules/{os.uname().release}/build/include").mkdir(parents=True)
-    (tmp_path / "proc").mkdir()
-    (tmp_path / "proc/config.gz").write_bytes(gzip.compress(b"CONFIG_HZ=100\n"))
-    (tmp_path / "proc/42/task/42").mkdir(parents=True)
-    d = tmp_path / "sys/dev/block/259:1"
-    d.mkdir(parents=True)
-    (d / "uevent").write_text("MAJOR=259\nMINOR=1\nDEVNAME=nvme0n1\n")
-    return tmp_path
+    return fake_host(tmp_path)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ running. Fakes of bcc for the order and the arithmetic, the real kernel for the 
 
 from __future__ import annotations
 
-import gzip
 import importlib.util
 import os
 import re
@@ -25,10 +24,8 @@ from bench.workloads import loop_device
 from bpf.loader import COLLECTORS
 from bpf.snapshot import OffcpuRaw
 from core.hostfs import HostFS
-from tests.bpf_helpers import FakeBcc, FakeBPF, FakeTable, tid_counts, write_all_events
+from tests.bpf_helpers import NVME, FakeBcc, FakeBPF, FakeTable, block_maps, fake_host, sched_maps, tid_counts
 
-NVME = (259 << 20) | 1
-SLOTS = 1024
 S = 10**9  # one second in ns
 T0 = 1000 * S  # the clock at the first collect
 
@@ -39,21 +36,6 @@ def task(
     """A thread's entry in the scheduler program's slots."""
     counts = tid_counts(hist or {})
     return SimpleNamespace(tid=tid, hist=counts, blocked_ns=blocked, slept_ns=slept, born_ns=born, epoch=0)
-
-
-def sched_maps(hist_len: int = 64) -> dict[str, FakeTable]:
-    return {
-        "hist": FakeTable(array=[[0, 0] for _ in range(hist_len)]),
-        "counters": FakeTable(array=[[0, 0], [0, 0]]),
-        "slots": FakeTable(size=SLOTS, lookups={}),
-        "tasks": FakeTable(lookups={}),
-        "cgroups": FakeTable(),
-        "drops": FakeTable(array=[[0, 0]]),
-    }
-
-
-def block_maps() -> dict[str, FakeTable]:
-    return {"lat": FakeTable(), "stats": FakeTable(), "drops": FakeTable(array=[[0, 0]])}
 
 
 def switches(b: FakeBPF, n: int) -> None:
@@ -72,16 +54,7 @@ def reads(b: FakeBPF, n: int) -> None:
 @pytest.fixture
 def host(tmp_path: Path) -> Path:
     """A fake host root: tracefs, headers, HZ, one NVMe disk, jobs 42 (threads 42, 43) and 44."""
-    write_all_events(tmp_path)
-    (tmp_path / f"lib/modules/{os.uname().release}/build/include").mkdir(parents=True)
-    (tmp_path / "proc").mkdir()
-    (tmp_path / "proc/config.gz").write_bytes(gzip.compress(b"CONFIG_HZ=100\n"))
-    for pid, tid in ((42, 42), (42, 43), (44, 44)):
-        (tmp_path / f"proc/{pid}/task/{tid}").mkdir(parents=True)
-    d = tmp_path / "sys/dev/block/259:1"
-    d.mkdir(parents=True)
-    (d / "uevent").write_text("MAJOR=259\nMINOR=1\nDEVNAME=nvme0n1\n")
-    return tmp_path
+    return fake_host(tmp_path, ((42, 42), (42, 43), (44, 44)))
 
 
 @pytest.fixture
