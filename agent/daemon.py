@@ -70,23 +70,6 @@ def _file_id(path: Path | None) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _disallowed(config: AgentConfig, primitive: str, value: Any) -> str | None:
-    """Why `config` no longer lets a held change stand, or None."""
-    if not config.enabled(primitive):
-        return f"{primitive} is switched off in the new config"
-    s = config.primitives.get(primitive)
-    if s is None or s.bounds is None:
-        return None
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return None
-    lo, hi = s.bounds
-    if not lo <= v <= hi:
-        return f"{value} is outside the new bounds {lo:g}..{hi:g}"
-    return None
-
-
 class Daemon:
     def __init__(
         self,
@@ -191,7 +174,8 @@ class Daemon:
         loop.proposer = LadderProposer(primary, rules, loop.safe)
         notes: list[str] = []
         for c in list(loop.executor.managed):
-            why = _disallowed(cfg, c.primitive, c.value)
+            # The gate now holds the new config: what it would refuse may not stay either.
+            why = loop.gate.switched_off(c.primitive) or loop.gate.outside_bounds(c.primitive, c.value)
             if why is not None:
                 res = loop.restore(c.id, "config", f"config reloaded: {why}; originals restored")
                 notes.append(f"restored {c.knob} ({res.status})")

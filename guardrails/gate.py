@@ -204,6 +204,20 @@ class Gate:
             out.append(d)
         return out
 
+    def switched_off(self, primitive: str) -> str | None:
+        """Why the operator's config forbids any change of `primitive`, or None."""
+        if primitive in self.config.disabled:
+            return f"{primitive} is switched off in the operator's config"
+        return None
+
+    def outside_bounds(self, primitive: str, value: KnobValue) -> str | None:
+        """Why `value` lies outside the operator's bounds for `primitive`, or None."""
+        lim = self.config.bounds.get(primitive)
+        nv = _num(value)
+        if lim is not None and (nv is None or not lim[0] <= nv <= lim[1]):
+            return f"{value} is outside the operator's bounds {lim[0]:g}..{lim[1]:g}"
+        return None
+
     def tier_of(self, p: Primitive) -> int:
         """The primitive's tier, or the operator's when stricter (a lower one is never taken)."""
         return max(int(p.tier), self.config.tiers.get(p.id, 0))
@@ -235,16 +249,17 @@ class Gate:
             return deny("mode.observe", "observe mode changes nothing")
         if p is None:
             return deny("catalogue", f"{action.primitive} is not in the catalogue")
-        if p.id in self.config.disabled:
-            return deny("disabled", f"{p.id} is switched off in the operator's config")
+        off = self.switched_off(p.id)
+        if off is not None:
+            return deny("disabled", off)
         problem = action_problem(p, action.model_dump(exclude_none=True))
         if problem is not None:
             return deny("bounds", problem)
         value = p.value.normalize(action.value)
-        lim = self.config.bounds.get(p.id)
         nv = _num(value)
-        if lim is not None and (nv is None or not lim[0] <= nv <= lim[1]):
-            return deny("bounds.operator", f"{value} is outside the operator's bounds {lim[0]:g}..{lim[1]:g}")
+        outside = self.outside_bounds(p.id, value)
+        if outside is not None:
+            return deny("bounds.operator", outside)
         if origin == "agent" and knob in self.operator_knobs:
             return deny(
                 "operator_owns", f"{knob} was taken over by the operator: {self.operator_knobs[knob]}"
