@@ -158,19 +158,40 @@ class LiveHost:
             return {}
 
     def report(self, window: Window) -> HealthReport:
+        return self.report_later(window)()
+
+    def report_later(self, window: Window) -> Callable[[], HealthReport]:
+        """The report of `window` as it stands now, to be made when first wanted.
+
+        The window's samples, the jobs, the sources' states, the drops, the notes and the
+        collection level are taken now, on the collecting thread; the host's description,
+        the knobs' values and the summaries (most of a report's cost) when the returned
+        function is called, from any thread. The service keeps one of these per tick and
+        makes the report only for a tick somebody reads.
+        """
+        frozen = window.copy()
         gpus = self.nvml.gpu_count if self._nvml_live else 0
         names = self.nvml.gpu_names() if self._nvml_live else {}
-        host = detect_host(self.fs, gpus=gpus, gpu_model=next(iter(names.values()), None))
-        return build_report(
-            window,
-            host,
-            knobs=self.knobs(host.block_devices, list(range(gpus))),
-            jobs=self.jobs.job_infos(),
-            sources=self.collector.statuses,
-            drops=self.collector.drops(),
-            notes=[*self.jobs.notes, *self._cost_notes()],
-            collection=self.level,
-        )
+        jobs = self.jobs.job_infos()
+        sources = dict(self.collector.statuses)
+        drops = self.collector.drops()
+        notes = [*self.jobs.notes, *self._cost_notes()]
+        level = self.level
+
+        def make() -> HealthReport:
+            host = detect_host(self.fs, gpus=gpus, gpu_model=next(iter(names.values()), None))
+            return build_report(
+                frozen,
+                host,
+                knobs=self.knobs(host.block_devices, list(range(gpus))),
+                jobs=jobs,
+                sources=sources,
+                drops=drops,
+                notes=notes,
+                collection=level,
+            )
+
+        return make
 
     def _cost_notes(self) -> list[str]:
         c = self.cost

@@ -68,6 +68,9 @@ class Feed:
     simulated: bool = False
     # The live sources behind a live feed: per-cgroup features, collectors reloaded in place.
     live: LiveHost | None = None
+    # `report`, taken now and made when first wanted (LiveHost.report_later): what the service
+    # keeps of each tick, so that a tick nobody reads costs no report.
+    report_later: Callable[[Window], Callable[[], HealthReport]] | None = None
 
 
 @dataclass(frozen=True)
@@ -152,9 +155,7 @@ def live_feed(
     With `collection` the hot-path collectors run on its duty cycle; without it, all the time.
     `cost` sets the agent's budget (its CPU and its eBPF programs' run time).
     """
-    live = LiveHost(
-        fs, interval_s=interval_s, bpf=bpf, operator_jobs=jobs, collection=collection, cost=cost
-    )
+    live = LiveHost(fs, interval_s=interval_s, bpf=bpf, operator_jobs=jobs, collection=collection, cost=cost)
     for name, st in sorted(live.start().items()):
         if not st.live:
             say(f"{name} off: {st.reason}")
@@ -177,11 +178,18 @@ def live_feed(
 
     sample: Callable[[], Sample] = live.tick
     report: Callable[[Window], HealthReport] = live.report
+    later: Callable[[Window], Callable[[], HealthReport]] = live.report_later
     if devices:
         ours = DeviceFilter(devices)
         tick = live.tick
         sample = lambda: ours.sample(tick())  # noqa: E731
         report = lambda w: ours.report(live.report(w))  # noqa: E731
+
+        def filtered_later(w: Window) -> Callable[[], HealthReport]:
+            make = live.report_later(w)
+            return lambda: ours.report(make())
+
+        later = filtered_later
     return Feed(
         sample=sample,
         report=report,
@@ -191,6 +199,7 @@ def live_feed(
         cooperation=cooperation,
         close=live.close,
         live=live,
+        report_later=later,
     )
 
 

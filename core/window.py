@@ -28,6 +28,12 @@ class Window:
         while self._buf and self._buf[0].t < cutoff:
             self._buf.popleft()
 
+    def copy(self) -> Window:
+        """The same samples, apart from this window's later additions (no re-checking)."""
+        out = Window(self.horizon_s)
+        out._buf = self._buf.copy()
+        return out
+
     def __len__(self) -> int:
         return len(self._buf)
 

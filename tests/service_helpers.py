@@ -46,7 +46,8 @@ class NowObserver:
         start, end = obs.window.start or 0.0, obs.window.end or 0.0
         shift = time.time() - (start + end) / 2
         window = Window(horizon_s=1e9, samples=[Sample(t=s.t + shift, m=s.m) for s in obs.window])
-        self._obs = replace(obs, window=window, report=load_incident(path).report(window))
+        report = load_incident(path).report(window)
+        self._obs = replace(obs, window=window, make_report=lambda: report)
 
     def observe(self) -> Observation:
         return self._obs

@@ -2,11 +2,16 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from agent import live as live_module
 from agent.jobs import OperatorJob
 from agent.live import LiveHost
 from core.hostfs import HostFS
-from core.sample import SourceStatus
+from core.sample import Sample, SourceStatus
+from core.window import Window
 
 FIXTURES = Path(__file__).parent / "fixtures" / "proc"
 
@@ -39,3 +44,60 @@ def test_observe_builds_a_report_with_knobs_jobs_and_sources(tmp_path: Path) -> 
     assert report.knobs.get("vm.dirty_ratio") == 20
     assert "mem.available_mib" in report.metrics
     assert report.host.kernel == "6.1.0-test"
+
+
+def test_report_later_takes_the_window_now_and_summarises_when_called(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fs = fake_root(tmp_path)
+    live = LiveHost(fs, interval_s=0.05, bpf=False, state_dir=str(tmp_path / "state"))
+    made: list[int] = []
+    real = live_module.build_report
+
+    def counted(window: Window, *args: Any, **kw: Any) -> Any:
+        made.append(len(window))
+        return real(window, *args, **kw)
+
+    monkeypatch.setattr(live_module, "build_report", counted)
+    window, _ = live.observe(0.2)
+    made.clear()
+    n = len(window)
+    later = live.report_later(window)
+    assert made == []  # nothing summarised yet
+    window.add(Sample(t=(window.end or 0.0) + 1.0, m={"cpu.util_pct": 50.0}))  # the loop goes on
+    report = later()
+    assert made == [n] and report.window.samples == n  # the samples as of the call
+    assert report.knobs.get("vm.dirty_ratio") == 20
+
+
+def test_the_service_makes_a_report_only_for_a_refresh_somebody_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent.service.guard import Guard, fs_host
+    from agent.service.observers import LoopObserver
+    from agent.service.state import ServiceState
+    from primitives.host import Host
+
+    fs = fake_root(tmp_path)
+    live = LiveHost(fs, interval_s=0.05, bpf=False, state_dir=str(tmp_path / "state"))
+    made: list[int] = []
+    real = live_module.build_report
+
+    def counted(window: Window, *args: Any, **kw: Any) -> Any:
+        made.append(len(window))
+        return real(window, *args, **kw)
+
+    monkeypatch.setattr(live_module, "build_report", counted)
+    live.start()
+    live.collector.tick()
+    window = Window(horizon_s=600.0)
+    guard = Guard(tmp_path / "g", lambda: fs_host(Host(fs)))
+    state = ServiceState(LoopObserver(live, window, live.report_later), guard)
+    for _ in range(5):  # the loop's ticks: a sample, then a refresh
+        window.add(live.tick())
+        state.refresh()
+    assert made == []
+    snap = state.snapshot()
+    assert snap.report is snap.report and made == [5]
+    assert snap.report_json and snap.diagnosis is not None and made == [5]
+    live.close()

@@ -229,7 +229,8 @@ def _serve_live(loaded: Any, named: Path | None, llm: bool) -> None:
     except (StateError, ValueError) as e:
         feed.close()
         fail(str(e))
-    observer = LoopObserver(feed.live, daemon.loop.window, feed.report)
+    assert feed.report_later is not None  # a live feed's
+    observer = LoopObserver(feed.live, daemon.loop.window, feed.report_later)
     guard = Guard(directory, partial(live_host_opener, feed.live), audit_log=default_audit_path())
     state = ServiceState(observer, guard, interval_s=cfg.loop.interval_s, asker=_asker(llm), control=daemon)
     from agent.cli.auto import snapshot_path, write_snapshot

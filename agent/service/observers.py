@@ -25,10 +25,15 @@ LIVE_HORIZON_S = 600.0
 @dataclass(frozen=True)
 class Observation:
     window: Window
-    report: HealthReport
+    # The report, made when first wanted: a refresh nobody reads costs none (LiveHost.report_later).
+    make_report: Callable[[], HealthReport]
     features: FeaturesDoc
     question: str | None = None
     cost: CostReading | None = None  # what the agent costs, where it watches a live host
+
+    @property
+    def report(self) -> HealthReport:
+        return self.make_report()
 
 
 class Observer(Protocol):
@@ -45,9 +50,10 @@ class ReplayObserver:
 
         inc = load_incident(path)
         window = inc.window()
+        report = inc.report(window)
         self._obs = Observation(
             window=window,
-            report=inc.report(window),
+            make_report=lambda: report,
             features=FeaturesDoc(live=False, reason="a recorded incident holds no per-cgroup figures"),
             question=inc.question,
         )
@@ -74,7 +80,9 @@ class LiveObserver:
             self._started = True
             self.live.collector.tick()  # rates need a previous reading; this one is discarded
         self.window.add(self.live.tick())
-        return Observation(self.window, self.live.report(self.window), self._features(), cost=self.live.cost)
+        return Observation(
+            self.window, self.live.report_later(self.window), self._features(), cost=self.live.cost
+        )
 
     def _features(self) -> FeaturesDoc:
         bpf = next((s for s in self.live.collector.sources if s.name == "bpf"), None)
@@ -93,13 +101,17 @@ class LiveObserver:
 class LoopObserver(LiveObserver):
     """The daemon's control loop: the window it keeps, summarised; the loop itself collects."""
 
-    def __init__(self, live: LiveHost, window: Window, report: Callable[[Window], HealthReport]) -> None:
+    def __init__(
+        self, live: LiveHost, window: Window, report_later: Callable[[Window], Callable[[], HealthReport]]
+    ) -> None:
         super().__init__(live)
         self.window = window
-        self._report = report
+        self._report_later = report_later
 
     def observe(self) -> Observation:
-        return Observation(self.window, self._report(self.window), self._features(), cost=self.live.cost)
+        return Observation(
+            self.window, self._report_later(self.window), self._features(), cost=self.live.cost
+        )
 
     def close(self) -> None:
         pass  # the daemon closes its feed

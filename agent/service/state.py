@@ -2,9 +2,10 @@
 
 Every read endpoint serves bytes serialised at most once per refresh, so a request costs
 a lookup and a write, whatever the number of clients: the host is observed once per
-interval, not once per request. The report is made at each refresh, on the loop's thread;
-the diagnosis and the serialised parts are made from it when first asked for, so an
-interval nobody reads (most: Prometheus scrapes every 15 s or so) costs only the report.
+interval, not once per request. A refresh, on the loop's thread, takes what the report is
+made of (the window's samples, the sources' states); the report, the diagnosis and the
+serialised parts are made from it when first asked for, so an interval nobody reads (most:
+Prometheus scrapes every 15 s or so) costs a copy of the window.
 """
 
 from __future__ import annotations
@@ -46,15 +47,27 @@ class Inputs:
 
 
 class Snapshot:
-    """The report of one refresh; its diagnosis, and what is served, are made when first asked."""
+    """One refresh; its report, its diagnosis and what is served are made when first asked."""
 
-    def __init__(self, t: float, report: HealthReport, features: FeaturesDoc, inputs: Inputs) -> None:
+    def __init__(
+        self, t: float, make_report: Callable[[], HealthReport], features: FeaturesDoc, inputs: Inputs
+    ) -> None:
         self.t = t
-        self.report = report
+        self._make_report = make_report
+        self._report_lock = threading.Lock()
         self.features = features
         self._in = inputs
 
-    # Two requests meeting on a part not made yet may both make it; they make the same thing.
+    @cached_property
+    def report(self) -> HealthReport:
+        # Made once: the knobs it reads could differ between two makings, and every part
+        # served from this snapshot must come from the same report.
+        with self._report_lock:
+            if "report" in self.__dict__:
+                return self.__dict__["report"]  # type: ignore[no-any-return]
+            return self._make_report()
+
+    # Two requests meeting on a part made from the report may both make it; they make the same thing.
 
     @cached_property
     def window(self) -> Window:
@@ -141,7 +154,7 @@ class ServiceState:
             pending=lambda: len(guard.approvals.pending()),
             cost=obs.cost,
         )
-        snap = Snapshot(self._clock(), obs.report, obs.features, inputs)
+        snap = Snapshot(self._clock(), obs.make_report, obs.features, inputs)
         # One reference assignment: readers see the old snapshot or the new, never half of one.
         self._snapshot = snap
         return snap
