@@ -7,6 +7,7 @@ Run one in its own process: `python -m bench.workloads pingpong SECONDS` or
 from __future__ import annotations
 
 import contextlib
+import json
 import mmap
 import os
 import random
@@ -54,6 +55,45 @@ def pingpong(seconds: float, cpu: int | None = None) -> int:
     os.waitpid(child, 0)
     os.close(b_r)
     return trips
+
+
+def pingpong_slots(seconds: float, cpu: int | None, slot_s: float = 0.05) -> list[tuple[float, int]]:
+    """The ping-pong of `pingpong`, its round trips counted per slot of about `slot_s`:
+    (CLOCK_MONOTONIC at the slot's end, round trips in it), the first slot starting at the first
+    entry's time minus its length. The clock is the system's, so another process can line its
+    own readings up with these."""
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+    a_r, a_w = os.pipe()
+    b_r, b_w = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        os.close(a_w)
+        os.close(b_r)
+        while os.read(a_r, 1) == b"x":
+            os.write(b_w, b"x")
+        os._exit(0)
+    os.close(a_r)
+    os.close(b_w)
+    slots: list[tuple[float, int]] = [(time.monotonic(), 0)]
+    deadline = slots[0][0] + seconds
+    trips = 0
+    while True:
+        for _ in range(64):  # about 0.2 ms here: the slot ends within that of `slot_s`
+            os.write(a_w, b"x")
+            os.read(b_r, 1)
+        trips += 64
+        now = time.monotonic()
+        if now - slots[-1][0] >= slot_s:
+            slots.append((now, trips))
+            trips = 0
+            if now >= deadline:
+                break
+    os.write(a_w, b"q")
+    os.close(a_w)
+    os.waitpid(child, 0)
+    os.close(b_r)
+    return slots
 
 
 def direct_reads(path: str, seconds: float, block: int = BLOCK) -> int:
@@ -108,10 +148,17 @@ def main(argv: list[str]) -> int:
     if len(argv) in (2, 3) and argv[0] == "pingpong":
         print(pingpong(float(argv[1]), int(argv[2]) if len(argv) == 3 else None))
         return 0
+    if len(argv) == 3 and argv[0] == "pingpong-slots":
+        print(json.dumps(pingpong_slots(float(argv[1]), int(argv[2]))))
+        return 0
     if len(argv) == 3 and argv[0] == "dio":
         print(direct_reads(argv[1], float(argv[2])))
         return 0
-    print("usage: python -m bench.workloads pingpong SECONDS [CPU] | dio PATH SECONDS", file=sys.stderr)
+    print(
+        "usage: python -m bench.workloads pingpong SECONDS [CPU] | pingpong-slots SECONDS CPU"
+        " | dio PATH SECONDS",
+        file=sys.stderr,
+    )
     return 2
 
 
