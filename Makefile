@@ -26,6 +26,7 @@ lint: bootstrap
 # Every benchmark, its figures recorded in bench/results/ for the README (needs root for eBPF).
 bench: bootstrap
 	$(BIN)/python bench/overhead.py --json bench/results/overhead.json
+	$(BIN)/python bench/duty_split.py --json bench/results/duty-split.json
 	$(BIN)/python bench/cost.py --json bench/results/cost.json
 	$(BIN)/python bench/diagnose.py --json bench/results/diagnose.json
 	$(BIN)/python bench/eval.py --json bench/results/eval.json

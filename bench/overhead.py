@@ -244,19 +244,26 @@ def ctx_switches() -> int:
 # workloads already measure the always-on collectors, and each condition here takes minutes.
 TRAINER_CONDITIONS = ("none", "agent-duty")
 DAEMON_LEVELS: list[tuple[str, str]] = []  # (condition, the daemon's level when measured)
+REASONS: list[tuple[str, str]] = []  # (condition, why the daemon was at that level)
 
 
 def daemon_level(config: Path) -> str:
     """The running daemon's collection level, from its /v1/report ("?" when it does not answer)."""
+    return daemon_collection(config).get("level", "?")
+
+
+def daemon_collection(config: Path) -> dict[str, str]:
+    """The running daemon's collection level and why, from its /v1/report ({} when it does not answer)."""
     import re
     import urllib.request
 
     m = re.search(r"port: (\d+)", config.read_text())
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{m.group(1) if m else 0}/v1/report", timeout=5) as r:
-            return str(json.loads(r.read()).get("collection", {}).get("level", "?"))
+            c = json.loads(r.read()).get("collection") or {}
+            return {"level": str(c.get("level", "?")), "reason": str(c.get("reason", ""))}
     except (OSError, ValueError):
-        return "?"
+        return {}
 
 
 def spread_pct(bare: list[float]) -> float:
@@ -325,7 +332,9 @@ def run_trainer_bench(rounds: int, seconds: float, settle_s: float, full: bool =
                         t0, cpu0 = time.monotonic(), _cpu_s(agent.proc.pid) if agent else 0.0
                         rates[cond].append(bed.kpi(seconds).samples_per_s)
                         if agent is not None:
-                            DAEMON_LEVELS.append((cond, daemon_level(config)))
+                            c = daemon_collection(config)
+                            DAEMON_LEVELS.append((cond, c.get("level", "?")))
+                            REASONS.append((cond, c.get("reason", "")))
                             dt = time.monotonic() - t0
                             rss = rss_mb(agent.proc.pid)[0]
                             cpu = (_cpu_s(agent.proc.pid) - cpu0) / dt
@@ -352,6 +361,7 @@ def run_trainer_bench(rounds: int, seconds: float, settle_s: float, full: bool =
             line += f"; its level when measured: {', '.join(levels)}"
             out[cond] = {
                 "levels": levels,
+                "reasons": [why for k, why in REASONS if k == cond],
                 "slowdown_pct": round(med(slow), 2),
                 "per_round_pct": [round(x, 2) for x in slow],
                 "agent_cpu_pct": round(100 * cpu, 2),

@@ -77,9 +77,8 @@ def _overhead(f: dict[str, Any]) -> list[BenchRow]:
             rows.append(
                 (
                     f"`idletune serve` on its duty cycle (a healthy host), {w['name']}",
-                    f"{duty:.1f}% slowdown" + (
-                        f" (bare runs spread {w['bare_spread_pct']:.0f}%)" if "bare_spread_pct" in w else ""
-                    ),
+                    f"{duty:.1f}% slowdown"
+                    + (f" (bare runs spread {w['bare_spread_pct']:.0f}%)" if "bare_spread_pct" in w else ""),
                     "≤ 2%",
                     "bench/overhead.py",
                 )
@@ -120,6 +119,21 @@ def _overhead_trainer(f: dict[str, Any]) -> list[BenchRow]:
             )
         )
     return rows
+
+
+def _duty_split(f: dict[str, Any]) -> list[BenchRow]:
+    return [
+        (
+            "`idletune serve` on its duty cycle, ping-pong split inside each run: hot path attached "
+            f"{f['hot_share_pct']:.1f}% of the time × {f['attached_slowdown_pct']:.1f}% slower while "
+            f"attached (median of {f['repeats']} runs of {f['seconds']:g} s)",
+            f"{f['hot_cost_pct']:.2f}% slowdown from the hot path (runs: "
+            + ", ".join(f"{x:.2f}" for x in f["hot_cost_pct_runs"])
+            + f"); the daemon's own CPU {f['daemon_core_pct']:.2f}% of a core",
+            "≤ 2% (the two together)",
+            "bench/duty_split.py",
+        )
+    ]
 
 
 def _diagnose(f: dict[str, Any]) -> list[BenchRow]:
@@ -230,6 +244,7 @@ def _cost(f: dict[str, Any]) -> list[BenchRow]:
 RENDER: dict[str, Callable[[dict[str, Any]], list[BenchRow]]] = {
     "overhead": _overhead,
     "overhead-trainer": _overhead_trainer,
+    "duty-split": _duty_split,
     "cost": _cost,
     "diagnose": _diagnose,
     "eval": _eval,
