@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.config.load import ConfigError, Loaded, load_config
-from agent.config.model import AgentConfig
+from agent.config.model import AT_START, AgentConfig
 from agent.loop import ControlLoop, LoopEvent
 from agent.proposers.base import Proposer
 from agent.proposers.ladder import LadderProposer
@@ -35,20 +35,6 @@ from guardrails.gate import Mode
 Say = Callable[[str], object]
 # (primary, rules) for a config: the proposers its `proposer` section names. Raises on a bad policy.
 ProposersFor = Callable[[AgentConfig], tuple[Proposer | None, Proposer]]
-
-# Settings read once at start: changing them in the file takes a restart, and a reload says so.
-AT_START = (
-    "server",
-    "bpf",
-    "jobs",
-    "devices",
-    "paths",
-    "loop.interval_s",
-    "llm",
-    "collection",
-    "cost",
-)
-
 
 @dataclass(frozen=True)
 class Outcome:

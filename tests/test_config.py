@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from agent.cli.main import _register_all, app
 from agent.config.load import ConfigError, load_config, parse_config
-from agent.config.model import AgentConfig
+from agent.config.model import AT_START, AgentConfig
 from agent.config.show import effective_lines
 
 _register_all()
@@ -160,3 +160,17 @@ def test_show_names_where_each_value_came_from(tmp_path: Path) -> None:
     assert by_name["primitives.block.read_ahead_kb.bounds"].endswith(f"# {f}:8")
     res = runner.invoke(app, ["config", "show", "--config", str(f)])
     assert res.exit_code == 0 and "effect.window_s = 20.0" in res.output
+
+
+def test_show_marks_the_settings_a_reload_does_not_apply(tmp_path: Path) -> None:
+    f = tmp_path / "c.yaml"
+    f.write_text(GOOD)
+    by_name = {ln.split(" = ")[0]: ln for ln in effective_lines(load_config(f))}
+    assert by_name["loop.interval_s"].endswith("# default; at start only")
+    assert by_name["server.port"].endswith("; at start only")
+    assert by_name["cost.budget_cores"].endswith("; at start only")
+    assert by_name["gate.cooldown_s"].endswith(f"# {f}:4")  # a reload applies it
+    # Each setting marked belongs to one the daemon's reload names as not applied, and each of those
+    # has a setting marked.
+    marked = [n for n, ln in by_name.items() if ln.endswith("; at start only")]
+    assert {next(k for k in AT_START if n == k or n.startswith(f"{k}.")) for n in marked} == set(AT_START)

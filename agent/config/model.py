@@ -24,6 +24,20 @@ from primitives.base import IntRange, Tier
 
 DEFAULT_PORT = 8786
 
+# Settings read once at start: changing them in the file takes a restart. A reload applies
+# everything else and says which of these changed; `idletune config show` marks them.
+AT_START = (
+    "server",
+    "bpf",
+    "jobs",
+    "devices",
+    "paths",
+    "loop.interval_s",
+    "llm",
+    "collection",
+    "cost",
+)
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from agent.config.load import Loaded, Loc, _dotted
+from agent.config.model import AT_START
 
 
 def _leaves(value: Any, loc: Loc) -> list[tuple[Loc, Any]]:
@@ -16,9 +17,17 @@ def _leaves(value: Any, loc: Loc) -> list[tuple[Loc, Any]]:
     return [(loc, value)]
 
 
+def at_start(name: str) -> bool:
+    """Whether the setting `name` (dotted) is read at start only, so a reload does not apply it."""
+    return any(name == k or name.startswith(f"{k}.") for k in AT_START)
+
+
 def effective_lines(loaded: Loaded) -> list[str]:
-    """`name = value  # source` for every setting, in the model's order."""
+    """`name = value  # source` for every setting, in the model's order; a setting a reload does
+    not apply says `at start only`."""
     data = loaded.config.model_dump(mode="json")
     rows = [(_dotted(loc), json.dumps(v), loaded.source(loc)) for loc, v in _leaves(data, ())]
     width = max(len(f"{n} = {v}") for n, v, _ in rows)
-    return [f"{f'{n} = {v}':<{width}}  # {src}" for n, v, src in rows]
+    return [
+        f"{f'{n} = {v}':<{width}}  # {src}{'; at start only' if at_start(n) else ''}" for n, v, src in rows
+    ]
