@@ -7,6 +7,7 @@ hot path (scheduler switches and wakeups, block requests) measures `duty_on_s` i
 every `duty_period_s` at duty level, so baselines keep filling, and all the time
 at full level. LevelPolicy decides the level from each sample; DutyCycle turns the
 level into spans of the hot path (agent/sources/bpf_source.py open_span/end_span).
+A reload hands both new settings (reconfigure) without touching the collectors.
 """
 
 from __future__ import annotations
@@ -190,6 +191,17 @@ class LevelPolicy:
             self._level = self._decide(now, [])
             return self._level
 
+    def reconfigure(self, config: CollectionConfig) -> CollectionLevel:
+        """New settings (a reload), from now on. The usual levels, an open trigger, a person's
+        request and the budget carry over: the new thresholds judge the next sample, and a hold
+        already under way lasts the new `hold_s` from when the person asked."""
+        with self._lock:
+            self.config = config
+            if math.isfinite(self._asked_until):
+                self._asked_until = self._asked_at + config.hold_s
+            self._level = self._decide(self._clock(), [])
+            return self._level
+
     def over_budget(self, reason: str | None) -> None:
         """The agent's cost is over its budget (why), or back under it (None); from the next sample
         on, only a person asking holds the full level."""
@@ -244,6 +256,12 @@ def _watched(name: str) -> bool:
     )
 
 
+def _ticks(c: CollectionConfig, interval_s: float) -> tuple[int, int]:
+    """Intervals measured and intervals per duty cycle: whole intervals, at least one measured."""
+    on = max(1, math.ceil(c.duty_on_s / interval_s - 1e-9))
+    return on, max(on, round(c.duty_period_s / interval_s))
+
+
 @runtime_checkable
 class HotPath(Protocol):
     """The hot-path collectors' spans (BpfSource)."""
@@ -267,11 +285,10 @@ class DutyCycle:
     """
 
     def __init__(self, policy: LevelPolicy, interval_s: float) -> None:
-        c = policy.config
         self.policy = policy
+        self.interval_s = interval_s
         self.hot: HotPath | None = None
-        self.on_ticks = max(1, math.ceil(c.duty_on_s / interval_s - 1e-9))
-        self.period_ticks = max(self.on_ticks, round(c.duty_period_s / interval_s))
+        self.on_ticks, self.period_ticks = _ticks(policy.config, interval_s)
         # Intervals into the duty cycle of the coming interval; None at full level.
         self._phase: int | None = None
 
@@ -310,6 +327,21 @@ class DutyCycle:
             hot.open_span()
         if hot.span_open and not (now and after):
             hot.end_span()  # at the next collect: the coming interval is the span's last
+
+    def reconfigure(self, config: CollectionConfig) -> CollectionLevel:
+        """New settings from a reload, on the collecting thread, with the same programs loaded.
+
+        The duty cycle's new length counts on from where the cycle is; a level that turns
+        full (`duty: false`) attaches the hot path now rather than at the next collect, and
+        one that turns duty ends the span at the next collect, as after a trigger.
+        """
+        lvl = self.policy.reconfigure(config)
+        self.on_ticks, self.period_ticks = _ticks(config, self.interval_s)
+        hot = self.hot
+        if hot is not None and lvl.level == "full":
+            self._phase = None
+            hot.open_span()
+        return lvl
 
     def ask(self, who: str) -> CollectionLevel:
         """A person asked: full level, and the hot path attached now rather than at the next collect."""

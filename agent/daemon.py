@@ -10,11 +10,13 @@ A reload re-reads the config file and the policy files. A bad file changes nothi
 (the running config stays, and the log and the audit say why); a good one takes
 effect at once without restoring held changes or restarting collectors, except a
 held change the new config no longer allows (its primitive switched off, its value
-outside the new bounds), whose originals are put back.
+outside the new bounds), whose originals are put back. New `collection:` settings go
+to the running duty cycle; the settings in AT_START wait for the next start.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import threading
@@ -35,6 +37,7 @@ from guardrails.gate import Mode
 Say = Callable[[str], object]
 # (primary, rules) for a config: the proposers its `proposer` section names. Raises on a bad policy.
 ProposersFor = Callable[[AgentConfig], tuple[Proposer | None, Proposer]]
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -165,6 +168,11 @@ class Daemon:
             if why is not None:
                 res = loop.restore(c.id, "config", f"config reloaded: {why}; originals restored")
                 notes.append(f"restored {c.knob} ({res.status})")
+        live = self.feed.live
+        if live is not None and cfg.collection != old.collection:
+            lvl = live.reconfigure_collection(cfg.collection)
+            changed = _changes(old.collection.model_dump(), cfg.collection.model_dump())
+            notes.append(f"collection {changed}; level {lvl.level}")
         later = [k for k in AT_START if _get(old, k) != _get(cfg, k)]
         if later:
             notes.append(f"{', '.join(later)} take effect at the next start")
@@ -229,6 +237,13 @@ def _get(config: AgentConfig, dotted: str) -> Any:
     for part in dotted.split("."):
         v = getattr(v, part)
     return v.model_dump(mode="json") if hasattr(v, "model_dump") else v
+
+
+def _changes(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """`a 1 -> 2, b true -> false`: the keys whose values differ."""
+    return ", ".join(
+        f"{k} {json.dumps(old.get(k))} -> {json.dumps(v)}" for k, v in new.items() if old.get(k) != v
+    )
 
 
 def config_proposers(config: AgentConfig) -> tuple[Proposer | None, Proposer]:

@@ -112,6 +112,11 @@ class LiveHost:
         """The collection level now, and why."""
         return self.duty.level
 
+    def reconfigure_collection(self, config: CollectionConfig) -> CollectionLevel:
+        """A reload's `collection:` section, applied to the running duty cycle: the collectors stay
+        loaded, the usual levels and an open trigger carry over. Call it on the collecting thread."""
+        return self.duty.reconfigure(config)
+
     def ask(self, who: str) -> CollectionLevel:
         """A person asked (`why`, `ask`, the dashboard): the hot path measures without a break for a while."""
         return self.duty.ask(who)

@@ -195,3 +195,18 @@ def sched_maps(hist_len: int = 64) -> dict[str, FakeTable]:
 def block_maps() -> dict[str, FakeTable]:
     """The block program's maps, empty."""
     return {"lat": FakeTable(), "stats": FakeTable(), "drops": FakeTable(array=[[0, 0]])}
+
+
+def all_maps() -> dict[str, dict[str, FakeTable]]:
+    """Every collector's maps, empty: what a live host started on fake_host() loads."""
+
+    def counts(n: int) -> FakeTable:
+        return FakeTable(array=[[0, 0] for _ in range(n)])
+
+    return {
+        "block": block_maps(),
+        "sched": sched_maps(),
+        "vmscan": {"totals": counts(3), "drops": counts(1)},
+        "writeback": {"totals": counts(2), "drops": counts(1)},
+        "filemap": {"misses": counts(1), "drops": counts(1)},
+    }

@@ -233,3 +233,50 @@ def test_pressure_a_host_always_lives_with_is_not_a_trigger() -> None:
     assert policy.triggers(Sample(t=30, m={"psi.cpu.some_avg10": 85.0})) == [
         "CPU pressure 85.0% (some, avg10), usually 40.0%"
     ]
+
+
+def test_new_settings_apply_to_the_running_duty_cycle_with_the_usual_levels_kept() -> None:
+    duty, hot, clock = cycle()
+    calm = {"psi.io.some_avg10": 0.5}
+    assert [step(duty, hot, clock, calm) for _ in range(9)] == [i == 0 for i in range(9)]
+    # A shorter cycle counts on from where the cycle is (interval 9 of it): one interval in four.
+    lvl = duty.reconfigure(CollectionConfig(duty_on_s=1.0, duty_period_s=4.0))
+    assert (duty.on_ticks, duty.period_ticks) == (1, 4)
+    assert lvl.level == "duty" and lvl.duty_period_s == 4.0
+    assert [step(duty, hot, clock, calm) for _ in range(12)] == [False, False, False, True] * 3
+    # The usual level learnt before the reload still judges: 1.5 % is no rise under a floor
+    # of 2 %, but a floor of 0.5 % makes it twice the usual level of 0.5 %.
+    assert duty.policy.triggers(Sample(t=clock.t + 1, m={"psi.io.some_avg10": 1.5})) == []
+    duty.reconfigure(CollectionConfig(duty_period_s=4.0, psi_some_pct=0.5))
+    assert duty.policy.triggers(Sample(t=clock.t + 1, m={"psi.io.some_avg10": 1.5})) == [
+        "I/O pressure 1.5% (some, avg10), usually 0.5%"
+    ]
+
+
+def test_turning_the_duty_cycle_off_attaches_the_hot_path_at_once_and_on_again_resumes_it() -> None:
+    duty, hot, clock = cycle()
+    for _ in range(3):
+        step(duty, hot, clock, {})
+    assert not hot.open
+    lvl = duty.reconfigure(CollectionConfig(duty=False))
+    # Measured from now on, not from the next collect; the same hot path, attached again.
+    assert hot.open and lvl.level == "full" and duty.level.level == "full"
+    assert lvl.reason == "the duty cycle is turned off (collection.duty: false)"
+    assert all(step(duty, hot, clock, {}) for _ in range(12))
+    duty.reconfigure(CollectionConfig(duty_period_s=5.0))
+    assert duty.level.level == "duty"
+    # The interval under way was measured at full level; the cycle starts with a measured one.
+    measured = [step(duty, hot, clock, {}) for _ in range(11)]
+    assert measured == [True] + [True, False, False, False, False] * 2
+
+
+def test_a_hold_under_way_lasts_the_new_hold_from_when_the_person_asked() -> None:
+    duty, hot, clock = cycle(CollectionConfig(hold_s=60.0, linger_s=0.0))
+    step(duty, hot, clock, {})
+    duty.ask("a person")
+    for _ in range(5):
+        step(duty, hot, clock, {})
+    assert duty.level.level == "full"
+    assert duty.reconfigure(CollectionConfig(hold_s=3.0, linger_s=0.0)).level == "duty"
+    never = LevelPolicy(CollectionConfig())
+    assert never.reconfigure(CollectionConfig(hold_s=1e6)).level == "duty"  # nobody asked: nothing held

@@ -170,6 +170,7 @@ def test_show_marks_the_settings_a_reload_does_not_apply(tmp_path: Path) -> None
     assert by_name["server.port"].endswith("; at start only")
     assert by_name["cost.budget_cores"].endswith("; at start only")
     assert by_name["gate.cooldown_s"].endswith(f"# {f}:4")  # a reload applies it
+    assert not any(by_name[n].endswith("at start only") for n in by_name if n.startswith("collection."))
     # Each setting marked belongs to one the daemon's reload names as not applied, and each of those
     # has a setting marked.
     marked = [n for n, ln in by_name.items() if ln.endswith("; at start only")]

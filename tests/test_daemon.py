@@ -8,6 +8,8 @@ the mode changes at run time through the API (token, audited)."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -22,7 +24,10 @@ from agent.service.app import create_app
 from agent.service.guard import Guard, fs_host
 from agent.service.observers import ReplayObserver
 from agent.service.state import ServiceState
+from agent.wiring import live_feed
+from core.hostfs import HostFS
 from primitives.host import Host
+from tests.bpf_helpers import FakeBcc, all_maps, fake_host
 from tests.test_loop import Sim
 
 TOKEN = "t" * 32
@@ -323,3 +328,73 @@ def test_the_api_reloads_the_collectors_and_says_how_it_went(tmp_path: Path, ok:
     assert r.json()["collectors"] == {"ok": ok, "message": live.reload_collectors()[1]}
     reasons = [str(a.get("reason")) for a in _audit(tmp_path) if a["trigger"] == "config"]
     assert any(("collectors reloaded" if ok else "collectors: bpf: sched kept") in x for x in reasons)
+
+
+# -- collection settings on the live sources ----------------------------------------------------
+
+HOT_FIGURE = "sched.ctx_switches_per_s"  # the scheduler collector's, in each interval a span covered
+
+
+def _live_daemon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[Daemon, FakeBcc, Path]:
+    """The daemon on the live sources of a fake eBPF host (bcc faked, no kernel)."""
+    bcc = FakeBcc()
+    bcc.tables = all_maps()
+    monkeypatch.setitem(sys.modules, "bcc", bcc)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    root = fake_host(tmp_path / "root")
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    loaded = load_config(path)
+    cfg = loaded.config
+    feed = live_feed(HostFS(root), interval_s=1.0, collection=cfg.collection, cost=cfg.cost)
+    assert feed.live is not None and feed.live.collector.statuses["bpf"].live
+    d = build_daemon(loaded, feed, state=tmp_path / "state", proposers_for=_rules)
+    return d, bcc, path
+
+
+def _measured(d: Daemon, n: int) -> list[bool]:
+    """Whether each of the next `n` intervals measured the hot path."""
+    out = []
+    for _ in range(n):
+        d.tick()
+        out.append(HOT_FIGURE in d.loop.window.samples[-1].m)
+    return out
+
+
+def test_a_reload_applies_new_collection_settings_without_restarting_the_collectors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The kernel's run-time statistics stay out of a test: the fake host has no bpf(2).
+    text = "mode: observe\ncost: {bpf_stats: false}\ncollection: {duty_period_s: 10}\n"
+    d, bcc, path = _live_daemon(tmp_path, monkeypatch, text)
+    live = d.feed.live
+    assert live is not None
+    try:
+        assert _measured(d, 20).count(True) == 2  # one interval in ten
+        loads = len(bcc.loaded)
+        path.write_text(text.replace("duty_period_s: 10", "duty_period_s: 4"))
+        d.reload()
+        assert live.duty.policy.config.duty_period_s == 4.0 and live.level.duty_period_s == 4.0
+        assert _measured(d, 20).count(True) == 5  # one in four
+        path.write_text(text.replace("duty_period_s: 10", "duty: false"))
+        d.reload()
+        lvl = live.level
+        assert lvl.level == "full" and lvl.reason == "the duty cycle is turned off (collection.duty: false)"
+        assert all(_measured(d, 12))
+        # The same programs throughout: only their hot tracepoints came and went.
+        assert len(bcc.loaded) == loads and all(b.cleanups == 0 for b in bcc.loaded)
+        reasons = [str(a.get("reason")) for a in _audit(tmp_path) if a["trigger"] == "config"]
+        assert any("collection duty_period_s 10.0 -> 4.0; level duty" in r for r in reasons), reasons
+        off = "collection duty true -> false, duty_period_s 4.0 -> 10.0; level full"
+        assert any(off in r for r in reasons), reasons
+        assert not any("take effect at the next start" in r for r in reasons)
+    finally:
+        d.stop()
+
+
+def test_a_reload_names_the_settings_read_at_start_only(tmp_path: Path) -> None:
+    _, d, path = _daemon(tmp_path, BASE.format(mode="observe"))
+    text = BASE.format(mode="observe").replace("loop:\n", "loop:\n  interval_s: 2\n")
+    path.write_text(text + "cost: {budget_cores: 0.02}\n")
+    out = d.reload()
+    assert out.ok and "loop.interval_s, cost take effect at the next start" in out.message

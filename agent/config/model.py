@@ -25,7 +25,8 @@ from primitives.base import IntRange, Tier
 DEFAULT_PORT = 8786
 
 # Settings read once at start: changing them in the file takes a restart. A reload applies
-# everything else and says which of these changed; `idletune config show` marks them.
+# everything else (the collection level's settings included) and says which of these changed;
+# `idletune config show` marks them.
 AT_START = (
     "server",
     "bpf",
@@ -34,7 +35,6 @@ AT_START = (
     "paths",
     "loop.interval_s",
     "llm",
-    "collection",
     "cost",
 )
 
@@ -107,7 +107,8 @@ class AgentConfig(_Strict):
     bpf: bool = Field(default=True, description="load the eBPF collectors")
     collection: CollectionConfig = Field(
         default_factory=CollectionConfig,
-        description="the hot-path eBPF collectors on a duty cycle while the host is healthy (at start only)",
+        description="the hot-path eBPF collectors on a duty cycle while the host is healthy "
+        "(a reload applies it to the running collectors)",
     )
     on_exit: Literal["restore", "keep"] = Field(
         default="restore", description="at SIGTERM: put originals back, or leave the changes in place"
