@@ -22,7 +22,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from core.collection import CollectionLevel
+from core.collection import Cause, CollectionLevel
 from core.sample import Sample
 
 # A "usual level" needs a few samples before a departure from it means anything: as many
@@ -213,34 +213,33 @@ class LevelPolicy:
         if found:
             self._trigger_t, self._trigger = now, "; ".join(found)
         if self._fixed is not None:
-            return self._at("full", self._fixed, now)
+            return self._at("full", "one_shot", self._fixed, now)
         if self._budget is not None and now >= self._asked_until:
             # The agent that watches for waste must not become it: a trigger or the operator's
             # duty: false gives way; a person's explicit, time-bounded request does not.
-            return self._at("duty", f"over its cost budget: {self._budget}", now)
+            return self._at("duty", "over_budget", f"over its cost budget: {self._budget}", now)
         if not c.duty:
-            return self._at("full", "the duty cycle is turned off (collection.duty: false)", now)
+            return self._at("full", "duty_off", "the duty cycle is turned off (collection.duty: false)", now)
         if found:
-            return self._at("full", f"trigger: {self._trigger}", now)
+            return self._at("full", "trigger", f"trigger: {self._trigger}", now)
         if self._trigger_t is not None and now - self._trigger_t < c.linger_s:
             ago = now - self._trigger_t
-            return self._at(
-                "full", f"trigger cleared {ago:.0f} s ago, held {c.linger_s:g} s: {self._trigger}", now
-            )
+            why = f"trigger cleared {ago:.0f} s ago, held {c.linger_s:g} s: {self._trigger}"
+            return self._at("full", "linger", why, now)
         if now < self._asked_until:
-            return self._at(
-                "full", f"{self._asked_by} asked {now - self._asked_at:.0f} s ago, held {c.hold_s:g} s", now
-            )
+            why = f"{self._asked_by} asked {now - self._asked_at:.0f} s ago, held {c.hold_s:g} s"
+            return self._at("full", "asked", why, now)
         why = "no trigger: data wait, GPU utilisation and pressure at their usual levels"
-        return self._at("duty", why, now)
+        return self._at("duty", "no_trigger", why, now)
 
-    def _at(self, level: str, reason: str, now: float) -> CollectionLevel:
+    def _at(self, level: str, cause: Cause, reason: str, now: float) -> CollectionLevel:
         prev = getattr(self, "_level", None)
         since = prev.since if prev is not None and prev.level == level else now
         duty = level == "duty"
         return CollectionLevel(
             level="duty" if duty else "full",
             reason=reason,
+            cause=cause,
             since=since,
             duty_on_s=self.config.duty_on_s if duty else None,
             duty_period_s=self.config.duty_period_s if duty else None,

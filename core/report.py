@@ -13,6 +13,10 @@ from core.sample import SourceStatus
 from core.vocabulary import Agg, parse
 from core.window import Window
 
+# The hot path's share of a window is that of this figure: only the scheduler collector gives it,
+# in every interval it measured whatever the load.
+HOT_PROBE = "sched.migrations_per_s"
+
 
 class HostInfo(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -79,6 +83,14 @@ class HealthReport(BaseModel):
     collection: CollectionLevel | None = Field(
         default=None, description="the collection level the live host runs at, and why (none for a recording)"
     )
+
+    def hot_share(self) -> float | None:
+        """The share of the window the hot-path collectors measured; None for a recording, where no
+        hot-path collector runs, or where none of the window was measured."""
+        if self.collection is None or not self.collection.hot_path:
+            return None
+        probe = self.subsystems.get("sched", {}).get(HOT_PROBE)
+        return probe.coverage if probe is not None else None
 
     def missing(self) -> list[str]:
         """One line per source that is not live, saying why."""

@@ -25,6 +25,7 @@ from agent.service.guard import Guard, fs_host
 from agent.service.observers import ReplayObserver
 from agent.service.state import ServiceState
 from agent.wiring import live_feed
+from core.collection import CAUSES
 from core.hostfs import HostFS
 from primitives.host import Host
 from tests.bpf_helpers import FakeBcc, all_maps, fake_host
@@ -335,30 +336,35 @@ def test_the_api_reloads_the_collectors_and_says_how_it_went(tmp_path: Path, ok:
 HOT_FIGURE = "sched.ctx_switches_per_s"  # the scheduler collector's, in each interval a span covered
 
 
-def _live_daemon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[Daemon, FakeBcc, Path]:
-    """The daemon on the live sources of a fake eBPF host (bcc faked, no kernel)."""
-    bcc = FakeBcc()
-    bcc.tables = all_maps()
-    monkeypatch.setitem(sys.modules, "bcc", bcc)
-    monkeypatch.setattr(os, "geteuid", lambda: 0)
-    root = fake_host(tmp_path / "root")
-    path = tmp_path / "config.yaml"
-    path.write_text(text)
-    loaded = load_config(path)
-    cfg = loaded.config
-    feed = live_feed(HostFS(root), interval_s=1.0, collection=cfg.collection, cost=cfg.cost)
-    assert feed.live is not None and feed.live.collector.statuses["bpf"].live
-    d = build_daemon(loaded, feed, state=tmp_path / "state", proposers_for=_rules)
-    return d, bcc, path
+class _Live:
+    """The daemon on the live sources of a fake eBPF host (bcc faked, no kernel). Its spans keep
+    time by a clock that moves a second at each interval measured()."""
 
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+        self.ns = 1000 * 10**9
+        monkeypatch.setattr(time, "monotonic_ns", lambda: self.ns)
+        self.bcc = FakeBcc()
+        self.bcc.tables = all_maps()
+        monkeypatch.setitem(sys.modules, "bcc", self.bcc)
+        monkeypatch.setattr(os, "geteuid", lambda: 0)
+        root = fake_host(tmp_path / "root")
+        self.path = tmp_path / "config.yaml"
+        self.path.write_text(text)
+        loaded = load_config(self.path)
+        cfg = loaded.config
+        feed = live_feed(HostFS(root), interval_s=1.0, collection=cfg.collection, cost=cfg.cost)
+        assert feed.live is not None and feed.live.collector.statuses["bpf"].live
+        self.live = feed.live
+        self.d = build_daemon(loaded, feed, state=tmp_path / "state", proposers_for=_rules)
 
-def _measured(d: Daemon, n: int) -> list[bool]:
-    """Whether each of the next `n` intervals measured the hot path."""
-    out = []
-    for _ in range(n):
-        d.tick()
-        out.append(HOT_FIGURE in d.loop.window.samples[-1].m)
-    return out
+    def measured(self, n: int) -> list[bool]:
+        """Whether each of the next `n` intervals measured the hot path."""
+        out = []
+        for _ in range(n):
+            self.ns += 10**9
+            self.d.tick()
+            out.append(HOT_FIGURE in self.d.loop.window.samples[-1].m)
+        return out
 
 
 def test_a_reload_applies_new_collection_settings_without_restarting_the_collectors(
@@ -366,23 +372,22 @@ def test_a_reload_applies_new_collection_settings_without_restarting_the_collect
 ) -> None:
     # The kernel's run-time statistics stay out of a test: the fake host has no bpf(2).
     text = "mode: observe\ncost: {bpf_stats: false}\ncollection: {duty_period_s: 10}\n"
-    d, bcc, path = _live_daemon(tmp_path, monkeypatch, text)
-    live = d.feed.live
-    assert live is not None
+    h = _Live(tmp_path, monkeypatch, text)
+    d, live = h.d, h.live
     try:
-        assert _measured(d, 20).count(True) == 2  # one interval in ten
-        loads = len(bcc.loaded)
-        path.write_text(text.replace("duty_period_s: 10", "duty_period_s: 4"))
+        assert h.measured(20).count(True) == 2  # one interval in ten
+        loads = len(h.bcc.loaded)
+        h.path.write_text(text.replace("duty_period_s: 10", "duty_period_s: 4"))
         d.reload()
         assert live.duty.policy.config.duty_period_s == 4.0 and live.level.duty_period_s == 4.0
-        assert _measured(d, 20).count(True) == 5  # one in four
-        path.write_text(text.replace("duty_period_s: 10", "duty: false"))
+        assert h.measured(20).count(True) == 5  # one in four
+        h.path.write_text(text.replace("duty_period_s: 10", "duty: false"))
         d.reload()
         lvl = live.level
         assert lvl.level == "full" and lvl.reason == "the duty cycle is turned off (collection.duty: false)"
-        assert all(_measured(d, 12))
+        assert all(h.measured(12))
         # The same programs throughout: only their hot tracepoints came and went.
-        assert len(bcc.loaded) == loads and all(b.cleanups == 0 for b in bcc.loaded)
+        assert len(h.bcc.loaded) == loads and all(b.cleanups == 0 for b in h.bcc.loaded)
         reasons = [str(a.get("reason")) for a in _audit(tmp_path) if a["trigger"] == "config"]
         assert any("collection duty_period_s 10.0 -> 4.0; level duty" in r for r in reasons), reasons
         off = "collection duty true -> false, duty_period_s 4.0 -> 10.0; level full"
@@ -398,3 +403,57 @@ def test_a_reload_names_the_settings_read_at_start_only(tmp_path: Path) -> None:
     path.write_text(text + "cost: {budget_cores: 0.02}\n")
     out = d.reload()
     assert out.ok and "loop.interval_s, cost take effect at the next start" in out.message
+
+
+def test_metrics_carry_the_collection_level_and_the_share_the_hot_path_measured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/metrics as `idletune serve` wires it: the loop's window, summarised from the live host."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from agent.service.observers import LoopObserver
+
+    text = "mode: observe\ncost: {bpf_stats: false}\n"
+    h = _Live(tmp_path, monkeypatch, text)
+    d = h.d
+    assert d.feed.report_later is not None
+    state = ServiceState(
+        LoopObserver(h.live, d.loop.window, d.feed.report_later),
+        Guard(tmp_path / "state", lambda: fs_host(d.loop.executor.host)),
+        control=d,
+    )
+    client = TestClient(create_app(state, TOKEN))
+
+    def scrape() -> dict[str, dict[str, float]]:
+        state.refresh()
+        body = client.get("/metrics").text
+        fams = text_string_to_metric_families(body)
+        return {
+            f.name: {",".join(s.labels.values()): s.value for s in f.samples}
+            for f in fams
+            if f.name.startswith("idletune_collection_")
+        }
+
+    try:
+        assert h.measured(20).count(True) == 2
+        m = scrape()
+        assert m["idletune_collection_level"] == {"duty": 1.0, "full": 0.0}
+        reasons = m["idletune_collection_reason"]
+        assert reasons["no_trigger"] == 1.0 and sum(reasons.values()) == 1.0
+        assert set(reasons) == set(CAUSES)
+        assert m["idletune_collection_hot_share"][""] == pytest.approx(0.1)  # two intervals of twenty
+        h.path.write_text(text + "collection: {duty: false}\n")
+        d.reload()
+        h.measured(5)
+        m = scrape()
+        assert m["idletune_collection_level"] == {"duty": 0.0, "full": 1.0}
+        assert m["idletune_collection_reason"]["duty_off"] == 1.0
+    finally:
+        d.stop()
+
+
+def test_a_recording_has_no_collection_level_in_its_metrics(tmp_path: Path) -> None:
+    incident = Path(__file__).parent.parent / "evals/incidents/checkpoint-writeback-burst"
+    state = ServiceState(ReplayObserver(incident), Guard(tmp_path / "state", lambda: Host(HostFS(tmp_path))))
+    body = TestClient(create_app(state, TOKEN)).get("/metrics").text
+    assert "idletune_cause_confidence" in body and "idletune_collection_" not in body

@@ -151,11 +151,17 @@ def test_collection_line_says_the_cycle_and_the_share_measured() -> None:
         samples=[Sample(t=0.0, m={"sched.migrations_per_s": 1.0})]
         + [Sample(t=float(t), m={"cpu.util_pct": 1.0}) for t in range(1, 10)]
     )
-    lvl = CollectionLevel(level="duty", reason="no trigger", duty_on_s=1.0, duty_period_s=10.0)
+    lvl = CollectionLevel(
+        level="duty", reason="no trigger", cause="no_trigger", duty_on_s=1.0, duty_period_s=10.0
+    )
     report = build_report(w, HostInfo(cpus=2), collection=lvl)
     assert collection_line(report) == (
         "collection: duty (hot path 1 s in every 10 s, measured over 10% of the window): no trigger"
     )
-    full = build_report(w, HostInfo(cpus=2), collection=CollectionLevel(level="full", reason="trigger: x"))
+    trig = CollectionLevel(level="full", reason="trigger: x", cause="trigger")
+    full = build_report(w, HostInfo(cpus=2), collection=trig)
     assert collection_line(full) == "collection: full (hot path measured over 10% of the window): trigger: x"
     assert collection_line(build_report(w, HostInfo(cpus=2))) is None
+    assert report.hot_share() == full.hot_share() == pytest.approx(0.1)
+    off = build_report(w, HostInfo(cpus=2), collection=trig.model_copy(update={"hot_path": False}))
+    assert off.hot_share() is None and build_report(w, HostInfo(cpus=2)).hot_share() is None

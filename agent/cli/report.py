@@ -22,8 +22,6 @@ _SOURCE_ROLE: dict[str, tuple[str, str]] = {
     "nvml": ("NVML", "GPU utilisation, clocks and power"),
     "trainer": ("trainer hook", "step time and data wait"),
 }
-# Only the scheduler collector gives it, in every interval it measured whatever the load.
-HOT_PROBE = "sched.migrations_per_s"
 _SUBSYSTEM_ORDER = ("gpu", "trainer", "io", "sched", "cpu", "mem", "numa", "psi")
 
 
@@ -51,8 +49,8 @@ def collection_line(report: HealthReport) -> str | None:
     c = report.collection
     if c is None:
         return None
-    probe = report.subsystems.get("sched", {}).get(HOT_PROBE) if c.hot_path else None
-    measured = f"measured over {probe.coverage:.0%} of the window" if probe is not None else ""
+    share = report.hot_share()
+    measured = f"measured over {share:.0%} of the window" if share is not None else ""
     if c.level == "duty":
         cycle = f"hot path {c.duty_on_s:g} s in every {c.duty_period_s:g} s"
         head = f"collection: duty ({cycle}{', ' + measured if measured else ''})"

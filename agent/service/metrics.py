@@ -4,9 +4,9 @@ A metric `io.nvme0n1.lat_p99_us` becomes `idletune_io_lat_p99_us{dev="nvme0n1"}`
 the family of its vocabulary template, labelled with the device, GPU or job the
 name carries, so one family has one label set across hosts. Gauges are rendered
 once per snapshot; the action, decision, verdict and rollback counters of
-guardrails.audit are rendered at each scrape, since they move between snapshots. What the
-agent costs (its process, each eBPF program) is rendered once per snapshot too, from the
-reading the last tick took.
+guardrails.audit are rendered at each scrape, since they move between snapshots. The
+collection level is the report's, as of the snapshot. What the agent costs (its process,
+each eBPF program) is rendered once per snapshot too, from the reading the last tick took.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from agent.cost import CostReading
+from core.collection import CAUSES
 from core.diagnosis import Diagnosis
 from core.report import HealthReport
 from core.vocabulary import METRICS, MetricDef, MetricName, parse
@@ -91,6 +92,38 @@ class _Snapshot(Collector):
         )
         end = self.report.window.end
         yield GaugeMetricFamily(PREFIX + "report_window_end_seconds", "End of the report window", value=end)
+        yield from _collection(self.report)
+
+
+def _collection(report: HealthReport) -> Iterator[GaugeMetricFamily]:
+    """The collection level as of the report, and what holds it; nothing for a recording."""
+    c = report.collection
+    if c is None:
+        return
+    level = GaugeMetricFamily(
+        PREFIX + "collection_level",
+        "1 for the level the hot-path eBPF collectors run at: duty (a duty cycle) or full (without a break)",
+        labels=["level"],
+    )
+    for name in ("duty", "full"):
+        level.add_metric([name], float(c.level == name))
+    yield level
+    cause = GaugeMetricFamily(
+        PREFIX + "collection_reason",
+        "1 for what holds the collection level: a trigger, one that lingers, a person who asked, "
+        "the duty cycle turned off, the cost budget, a one-shot command, or no trigger",
+        labels=["reason"],
+    )
+    for name in CAUSES:
+        cause.add_metric([name], float(c.cause == name))
+    yield cause
+    share = report.hot_share()
+    if share is not None:
+        yield GaugeMetricFamily(
+            PREFIX + "collection_hot_share",
+            "Share of the report window the hot-path collectors measured",
+            value=share,
+        )
 
 
 def gauges_text(report: HealthReport, diagnosis: Diagnosis, pending: int) -> bytes:
