@@ -4,6 +4,12 @@ On start it restores what a crashed earlier run left changed (or adopts it with
 --adopt); on SIGTERM/SIGINT, or when --duration ends, it restores its own changes
 unless --keep-on-exit. While it runs, `idletune status` reads the snapshot it
 writes each tick, and `idletune approve ID` answers its questions.
+
+It collects as the daemon does (agent/collection.py): the hot-path eBPF collectors on
+a duty cycle while the host looks healthy, without a break while a trigger is open,
+and at the cheaper level while the agent costs more than its budget (agent/cost.py),
+with the defaults of the config file's `collection:` and `cost:` sections;
+`--collection full` keeps the hot path attached throughout.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from rich.text import Text
 from agent.cli.common import operator_jobs
 from agent.cli.errors import fail
 from agent.loop import ControlLoop, LoopConfig, LoopEvent
+from core.collection import CollectionLevel
 from core.hostfs import ROOT_ENV, host_fs
 from core.text import printable
 
@@ -42,24 +49,32 @@ def snapshot_path() -> Path:
 _written: dict[Path, str] = {}
 
 
-def write_snapshot(loop: ControlLoop) -> None:
+def write_snapshot(loop: ControlLoop, level: CollectionLevel | None = None) -> None:
     """What `idletune status` shows, written when it changed (or the file went away): a steady
-    agent, ticking every second, does not rewrite and sync a file each time."""
+    agent, ticking every second, does not rewrite and sync a file each time. The collection
+    level goes in without its reason, whose "asked 12 s ago" would change at every tick."""
     from core.statedir import write_file
 
     path = snapshot_path()
-    text = json.dumps({"pid": os.getpid(), **loop.snapshot()}, default=str)
+    doc = {"pid": os.getpid(), **loop.snapshot()}
+    if level is not None:
+        doc["collection"] = level.model_dump(mode="json", exclude={"reason"})
+    text = json.dumps(doc, default=str)
     if _written.get(path) == text and path.exists():
         return
     write_file(path, text, mode=0o644)
     _written[path] = text
 
 
-def render(loop: ControlLoop) -> Group:
+def render(loop: ControlLoop, level: CollectionLevel | None = None) -> Group:
     snap = loop.snapshot()
     head = Text(
         f"mode {snap['mode']}  ·  proposer level {snap['safe_mode']}  ·  diagnosis {snap['diagnosis'] or '…'}"
     )
+    lines: list[Text] = [head]
+    if level is not None:
+        # The reason names host things (jobs, devices): cleaned for the terminal.
+        lines.append(Text(printable(f"collection {level.level}: {level.reason}")))
     knobs = Table(title="managed knobs", expand=True)
     for col in ("change", "knob", "before", "now", "judging"):
         knobs.add_column(col)
@@ -72,7 +87,7 @@ def render(loop: ControlLoop) -> Group:
     events.add_column("what")
     for ev in list(loop.events)[-10:]:
         events.add_row(ev.kind, ev.text)
-    return Group(head, knobs, events)
+    return Group(*lines, knobs, events)
 
 
 def auto_command(
@@ -111,11 +126,21 @@ def auto_command(
         Literal["rules", "llm"], typer.Option("--proposer", help="rules, or llm then rules")
     ] = "rules",
     no_bpf: Annotated[bool, typer.Option("--no-bpf", help="do not load the eBPF collectors")] = False,
+    collection: Annotated[
+        Literal["duty", "full"],
+        typer.Option(
+            "--collection",
+            help="duty: the hot-path eBPF collectors on a duty cycle while the host looks healthy "
+            "(the config's collection.duty); full: all the time",
+        ),
+    ] = "duty",
     view: Annotated[
         bool, typer.Option("--view/--no-view", help="live terminal view (default on a terminal)")
     ] = True,
 ) -> None:
     """Run the closed loop: diagnose, propose, gate, apply, verify, roll back what hurts."""
+    from agent.collection import CollectionConfig
+    from agent.cost import CostConfig
     from agent.proposers.policy import PolicyError
     from agent.wiring import build_loop, live_feed, make_proposers
     from core.statedir import StateError
@@ -150,7 +175,14 @@ def auto_command(
         }
     )
     feed = live_feed(
-        fs, interval_s=interval, bpf=not no_bpf, jobs=operator_jobs(job), devices=device, say=say
+        fs,
+        interval_s=interval,
+        bpf=not no_bpf,
+        jobs=operator_jobs(job),
+        devices=device,
+        say=say,
+        collection=CollectionConfig(duty=collection == "duty"),
+        cost=CostConfig(),
     )
     try:
         loop = build_loop(
@@ -159,13 +191,31 @@ def auto_command(
     except StateError as e:
         feed.close()
         fail(str(e))
-    run_live(loop, feed.close, duration, view=show, console=console)
+    live = feed.live
+    run_live(
+        loop,
+        feed.close,
+        duration,
+        view=show,
+        console=console,
+        level=(lambda: live.level) if live is not None else None,
+    )
 
 
 def run_live(
-    loop: ControlLoop, close: Callable[[], None], duration: float | None, *, view: bool, console: Console
+    loop: ControlLoop,
+    close: Callable[[], None],
+    duration: float | None,
+    *,
+    view: bool,
+    console: Console,
+    level: Callable[[], CollectionLevel] | None = None,
 ) -> None:
-    """Run until done or signalled, then restore (unless kept) and close the sources."""
+    """Run until done or signalled, then restore (unless kept) and close the sources. `level` is
+    the collection level now, for the view and the status snapshot."""
+
+    def now() -> CollectionLevel | None:
+        return level() if level is not None else None
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         loop.stop()
@@ -175,15 +225,16 @@ def run_live(
         old = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         if view:
-            with Live(render(loop), console=console, refresh_per_second=2) as lv:
+            with Live(render(loop, now()), console=console, refresh_per_second=2) as lv:
 
                 def refresh() -> None:
-                    lv.update(render(loop))
-                    write_snapshot(loop)
+                    lvl = now()
+                    lv.update(render(loop, lvl))
+                    write_snapshot(loop, lvl)
 
                 loop.run(duration, after_step=refresh)
         else:
-            loop.run(duration, after_step=lambda: write_snapshot(loop))
+            loop.run(duration, after_step=lambda: write_snapshot(loop, now()))
     finally:
         for res in loop.shutdown():
             console.print(printable(f"restored: {res.knob}: {res.status}: {res.reason}"), markup=False)

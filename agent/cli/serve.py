@@ -230,14 +230,15 @@ def _serve_live(loaded: Any, named: Path | None, llm: bool) -> None:
         feed.close()
         fail(str(e))
     assert feed.report_later is not None  # a live feed's
-    observer = LoopObserver(feed.live, daemon.loop.window, feed.report_later)
-    guard = Guard(directory, partial(live_host_opener, feed.live), audit_log=default_audit_path())
+    live = feed.live
+    observer = LoopObserver(live, daemon.loop.window, feed.report_later)
+    guard = Guard(directory, partial(live_host_opener, live), audit_log=default_audit_path())
     state = ServiceState(observer, guard, interval_s=cfg.loop.interval_s, asker=_asker(llm), control=daemon)
     from agent.cli.auto import snapshot_path, write_snapshot
 
     def after_tick() -> None:
         state.refresh()
-        write_snapshot(daemon.loop)  # what `idletune status` shows of the running agent
+        write_snapshot(daemon.loop, live.level)  # what `idletune status` shows of the running agent
 
     daemon.after_tick = after_tick
     daemon.tick()  # the first sample and snapshot before the first request

@@ -71,6 +71,15 @@ def _echo(line: str) -> None:
     typer.echo(printable(line))
 
 
+def _collection(col: dict[str, Any]) -> str:
+    """`collection: duty, hot path 1 s in every 10 s (no trigger)`, from the agent's snapshot."""
+    cycle = ""
+    if col.get("level") == "duty" and col.get("duty_on_s") and col.get("duty_period_s"):
+        cycle = f", hot path {col['duty_on_s']:g} s in every {col['duty_period_s']:g} s"
+    tail = "" if col.get("hot_path", True) else "; no hot-path collector runs"
+    return f"collection: {col.get('level')}{cycle} ({str(col.get('cause', '')).replace('_', ' ')}){tail}"
+
+
 def status_command(
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
 ) -> None:
@@ -87,6 +96,8 @@ def status_command(
             f"agent: pid {agent['pid']}, mode {agent['mode']}, proposer level {agent['safe_mode']}, "
             f"last diagnosis {agent['diagnosis'] or '-'}"
         )
+        if (col := agent.get("collection")) is not None:
+            _echo(f"  {_collection(col)}")
         for key in ("waiting", "quarantined", "frozen"):
             if agent.get(key):
                 label = "waiting to take effect" if key == "waiting" else key
