@@ -252,7 +252,10 @@ def config_proposers(config: AgentConfig) -> tuple[Proposer | None, Proposer]:
 
     try:
         primary, rules, _ = make_proposers(
-            config.proposer.kind, config.proposer.policies, with_default=config.proposer.default_policy
+            config.proposer.kind,
+            config.proposer.policies,
+            with_default=config.proposer.default_policy,
+            llm_settings=config.llm,
         )
     except PolicyError as e:
         raise ValueError(str(e)) from None

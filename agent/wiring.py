@@ -20,6 +20,7 @@ from agent.devicefilter import DeviceFilter
 from agent.diagnosis.engine import diagnose
 from agent.jobs import OperatorJob
 from agent.live import LiveHost
+from agent.llm.loader import LLMSettings
 from agent.loop import ControlLoop, LoopConfig, LoopEvent
 from agent.proposers.base import Proposer
 from agent.proposers.ladder import LadderProposer, StrictLLM
@@ -226,10 +227,15 @@ def replay_feed(incident: Incident, fs: HostFS) -> Feed:
 
 
 def make_proposers(
-    kind: str, policies: Sequence[str | Path] = (), *, with_default: bool = True
+    kind: str,
+    policies: Sequence[str | Path] = (),
+    *,
+    with_default: bool = True,
+    llm_settings: LLMSettings | None = None,
 ) -> tuple[Proposer | None, Proposer, str]:
     """(primary, rules, note): the rule proposer on the operator's policies (then the bundled one),
-    and for `llm` the model before them; `note` says in one line why the model is not there.
+    and for `llm` the model `llm_settings` names (the config file's `llm:` section when None)
+    before them; `note` says in one line why the model is not there.
     Raises PolicyError for a policy file that is wrong."""
     from agent.proposers.rules import RuleProposer, load_policies
 
@@ -238,9 +244,10 @@ def make_proposers(
     if kind != "llm":
         return None, rules, ""
     try:
+        from agent.llm.loader import load_settings
         from agent.proposers.llm import build
 
-        llm, note = build(policies=pols)
+        llm, note = build(llm_settings if llm_settings is not None else load_settings(), policies=pols)
     except Exception as e:  # the model stack is optional: the rules answer without it
         return None, rules, f"LLM proposer unavailable ({type(e).__name__}: {e}); the rules answer"
     if note:

@@ -68,9 +68,7 @@ def _healthy_entries() -> list[Entry]:
         ["small_checkpoint"],
         ["spike", "small_checkpoint"],
     ]
-    return [
-        Entry(Category.NONE, SEED_BASE + k, overrides={"distractors": d}) for k, d in enumerate(kinds)
-    ]
+    return [Entry(Category.NONE, SEED_BASE + k, overrides={"distractors": d}) for k, d in enumerate(kinds)]
 
 
 def entries() -> list[Entry]:
@@ -131,9 +129,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    ap.add_argument(
-        "--check", action="store_true", help="compare with the folders on disk, write nothing"
-    )
+    ap.add_argument("--check", action="store_true", help="compare with the folders on disk, write nothing")
     args = ap.parse_args(argv)
     incidents = [build(e) for e in entries()]
     ids = [inc.id for inc in incidents]

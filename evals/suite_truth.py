@@ -92,9 +92,7 @@ def _oversubscription(sc: Scenario) -> list[list[Step]]:
     over = [j for j in sc.jobs if j.workers > _share(sc)]
     if not over:
         return []
-    return [
-        [{"primitive": "loader.workers", "target": j.name, "min": 1, "max": _share(sc)} for j in over]
-    ]
+    return [[{"primitive": "loader.workers", "target": j.name, "min": 1, "max": _share(sc)} for j in over]]
 
 
 def _numa(sc: Scenario) -> list[list[Step]]:

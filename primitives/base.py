@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from primitives.host import Host
 
 
-
 class Tier(IntEnum):
     NONE = 0  # no risk
     LOW = 1

@@ -457,3 +457,29 @@ def test_a_recording_has_no_collection_level_in_its_metrics(tmp_path: Path) -> N
     state = ServiceState(ReplayObserver(incident), Guard(tmp_path / "state", lambda: Host(HostFS(tmp_path))))
     body = TestClient(create_app(state, TOKEN)).get("/metrics").text
     assert "idletune_cause_confidence" in body and "idletune_collection_" not in body
+
+
+def test_the_daemons_llm_proposer_opens_the_model_the_config_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`proposer: {kind: llm}` with `llm: {model: PATH}`: the daemon's proposer opens that model,
+    not the embedded default."""
+    from agent.daemon import config_proposers
+    from agent.proposers import llm as llm_module
+
+    cfg_file = tmp_path / "config.yaml"
+    model = tmp_path / "mine.gguf"
+    cfg_file.write_text(f"proposer: {{kind: llm}}\nllm: {{model: {model}, timeout_s: 3}}\n")
+    seen: list[object] = []
+    real = llm_module.build
+
+    def spy(settings: object = None, **kw: object) -> object:
+        seen.append(settings)
+        return real(settings, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(llm_module, "build", spy)
+    primary, _ = config_proposers(load_config(cfg_file).config)
+    assert len(seen) == 1
+    settings = seen[0]
+    assert getattr(settings, "model", None) == model and getattr(settings, "timeout_s", None) == 3
+    assert primary is None  # no such file: the rules answer

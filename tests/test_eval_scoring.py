@@ -91,8 +91,13 @@ def test_scores_and_summary() -> None:
     )
     quiet = truth(root_causes=["none"], noop_correct=True, acceptable_actions=[])
     s2 = score_incident(
-        "b", quiet, ["storage_latency", "cpu_contention", "none"], [A("vm.swappiness", None, 10)], [],
-        schema_valid=True, latency_ms=9.0,
+        "b",
+        quiet,
+        ["storage_latency", "cpu_contention", "none"],
+        [A("vm.swappiness", None, 10)],
+        [],
+        schema_valid=True,
+        latency_ms=9.0,
     )
     assert s1.ac1 and s1.ac3 and s1.action_ok and s1.forbidden == 0 and s1.restraint is None
     assert not s2.ac1 and s2.ac3 and not s2.action_ok and s2.restraint is False

@@ -229,7 +229,10 @@ def test_a_primitive_the_operator_switched_off_is_never_changed(tmp_path: Path) 
     assert d.rule == "disabled"
     # A person's action is refused too: the config, not the origin, says it is off.
     [d] = gate.review(
-        Proposal(actions=[_a("vm.swappiness", 30)]), CUR, origin="operator", approved_by="ops"  # type: ignore[arg-type]
+        Proposal(actions=[_a("vm.swappiness", 30)]),
+        CUR,
+        origin="operator",
+        approved_by="ops",  # type: ignore[arg-type]
     )
     assert d.rule == "disabled"
 

@@ -23,9 +23,7 @@ def _disk(root: Path, name: str, size: int, stat: str = "0 0 0 0 0 0 0 0 0 0 0")
     _w(root, f"/sys/block/{name}/stat", stat + "\n")
 
 
-@pytest.mark.parametrize(
-    ("text", "n"), [("0-1\n", 2), ("0", 1), ("0-3,8,10-11", 7), ("", 0)]
-)
+@pytest.mark.parametrize(("text", "n"), [("0-1\n", 2), ("0", 1), ("0-3,8,10-11", 7), ("", 0)])
 def test_parse_cpu_list(text: str, n: int) -> None:
     assert len(parse_cpulist(text)) == n
 
@@ -62,4 +60,3 @@ def test_detect_host_on_empty_root(tmp_path: Path) -> None:
     assert host.gpus == 0
     assert host.block_devices == []
     assert block_devices(HostFS(tmp_path)) is None
-

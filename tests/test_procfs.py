@@ -158,8 +158,9 @@ def test_diskstats_short_and_garbage_lines() -> None:
     text = "8 0 sda 1 2 3\n8 16 sdb a b c d e f g h i j k\n 8 32 sdc 1 0 8 1 2 0 16 2 0 3 3\n"
     d = parse_diskstats(text)
     assert list(d) == ["sdc"]
-    assert d["sdc"] == DiskCounters(reads=1, read_sectors=8, read_ms=1, writes=2, write_sectors=16,
-                                    write_ms=2, io_ms=3)
+    assert d["sdc"] == DiskCounters(
+        reads=1, read_sectors=8, read_ms=1, writes=2, write_sectors=16, write_ms=2, io_ms=3
+    )
 
 
 def test_diskstats_reset_skips_device_not_others() -> None:
@@ -183,8 +184,17 @@ def test_idle_device_has_rates_but_no_request_size() -> None:
 def test_selection_by_name_and_by_sysfs() -> None:
     zero = DiskCounters(0, 0, 0, 0, 0, 0, 0)
     busy = DiskCounters(1, 8, 1, 0, 0, 0, 1)
-    c = {"sda": busy, "sda1": busy, "nvme0n1": busy, "nvme0n1p2": busy, "ram0": busy,
-         "zram0": zero, "zram1": busy, "loop0": zero, "loop1": busy}
+    c = {
+        "sda": busy,
+        "sda1": busy,
+        "nvme0n1": busy,
+        "nvme0n1p2": busy,
+        "ram0": busy,
+        "zram0": zero,
+        "zram1": busy,
+        "loop0": zero,
+        "loop1": busy,
+    }
     assert disk_selection(c, None) == ["loop1", "nvme0n1", "sda", "zram1"]
     assert disk_selection(c, ["sda", "loop0"]) == ["loop0", "sda"]
 

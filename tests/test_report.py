@@ -17,11 +17,13 @@ def _window(rows: list[tuple[float, dict[str, float]]]) -> Window:
 
 
 def test_aggregation_follows_the_vocabulary() -> None:
-    w = _window([
-        (0.0, {"io.vda.read_iops": 10.0, "io.vda.lat_p99_us": 100.0, "gpu.0.power_limit_w": 700.0}),
-        (1.0, {"io.vda.read_iops": 20.0, "io.vda.lat_p99_us": 5000.0, "gpu.0.power_limit_w": 700.0}),
-        (2.0, {"io.vda.read_iops": 60.0, "io.vda.lat_p99_us": 300.0, "gpu.0.power_limit_w": 400.0}),
-    ])
+    w = _window(
+        [
+            (0.0, {"io.vda.read_iops": 10.0, "io.vda.lat_p99_us": 100.0, "gpu.0.power_limit_w": 700.0}),
+            (1.0, {"io.vda.read_iops": 20.0, "io.vda.lat_p99_us": 5000.0, "gpu.0.power_limit_w": 700.0}),
+            (2.0, {"io.vda.read_iops": 60.0, "io.vda.lat_p99_us": 300.0, "gpu.0.power_limit_w": 400.0}),
+        ]
+    )
     r = build_report(w, HOST)
     assert r.metrics["io.vda.read_iops"] == pytest.approx(30.0)  # MEAN
     assert r.metrics["io.vda.lat_p99_us"] == 300.0  # MEDIAN: one spike does not set the figure

@@ -60,8 +60,12 @@ def test_json_has_metrics_and_sources(fake_root: Path) -> None:
     # GPU and trainer sources always report, live or not, so a reader sees what is missing.
     assert {"nvml", "trainer"} <= set(doc["sources"])
     assert doc["host"] == {
-        "cpus": 8, "numa_nodes": 1, "gpus": 0, "gpu_model": None,
-        "kernel": "6.1.0-fake", "block_devices": ["vda"],
+        "cpus": 8,
+        "numa_nodes": 1,
+        "gpus": 0,
+        "gpu_model": None,
+        "kernel": "6.1.0-fake",
+        "block_devices": ["vda"],
     }
     assert doc["window"]["samples"] == 3
     # The fake root has no /proc/sys: no knob to read, none invented.
@@ -103,13 +107,15 @@ def test_interval_longer_than_duration(fake_root: Path) -> None:
 
 
 def test_capability_lines() -> None:
-    lines = capability_lines({
-        "bpf": SourceStatus(live=False, reason="not root"),
-        "trainer": SourceStatus(live=False, reason="not root: run as root to read other users' jobs"),
-        "nvml": SourceStatus(live=False, reason="no NVIDIA driver"),
-        "procfs": SourceStatus(live=True),
-        "custom": SourceStatus(live=False),
-    })
+    lines = capability_lines(
+        {
+            "bpf": SourceStatus(live=False, reason="not root"),
+            "trainer": SourceStatus(live=False, reason="not root: run as root to read other users' jobs"),
+            "nvml": SourceStatus(live=False, reason="no NVIDIA driver"),
+            "procfs": SourceStatus(live=True),
+            "custom": SourceStatus(live=False),
+        }
+    )
     assert lines == [
         "eBPF collectors off: not root — run as root for block and scheduler latency",
         "custom off: not running",
@@ -121,8 +127,14 @@ def test_capability_lines() -> None:
 
 @pytest.mark.parametrize(
     ("v", "unit", "text"),
-    [(0.0, "%", "0.00 %"), (0.5, "tasks", "0.50 tasks"), (0.004, "ms", "0.004 ms"),
-     (23708.4, "MiB", "23,708 MiB"), (0.25, "0..1", "0.250"), (3.0, "bitmask", "0x3")],
+    [
+        (0.0, "%", "0.00 %"),
+        (0.5, "tasks", "0.50 tasks"),
+        (0.004, "ms", "0.004 ms"),
+        (23708.4, "MiB", "23,708 MiB"),
+        (0.25, "0..1", "0.250"),
+        (3.0, "bitmask", "0x3"),
+    ],
 )
 def test_value_format(v: float, unit: str, text: str) -> None:
     assert with_unit(v, unit) == text

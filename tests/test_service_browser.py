@@ -104,7 +104,9 @@ def test_dashboard_shows_state_and_approve_reaches_the_store(served: Served, tmp
             page.wait_for_function(note, arg=ask.id)
             page.wait_for_selector(f"tr[data-approval='{ask.id}']", state="detached")
             assert page.locator(f"tr[data-approval='{other.id}']").count() == 1
-            page.wait_for_function("document.getElementById('audit').textContent.includes('approval.approved')")
+            page.wait_for_function(
+                "document.getElementById('audit').textContent.includes('approval.approved')"
+            )
             assert errors == []
         finally:
             browser.close()

@@ -81,8 +81,11 @@ def parse_meminfo(text: str) -> dict[str, int]:
 
 def meminfo_metrics(fields: dict[str, int]) -> dict[str, float]:
     out: dict[str, float] = {}
-    for key, name in (("Dirty", "mem.dirty_mib"), ("Writeback", "mem.writeback_mib"),
-                      ("MemAvailable", "mem.available_mib")):
+    for key, name in (
+        ("Dirty", "mem.dirty_mib"),
+        ("Writeback", "mem.writeback_mib"),
+        ("MemAvailable", "mem.available_mib"),
+    ):
         if key in fields:
             out[name] = fields[key] / 1024.0
     return out
@@ -132,9 +135,11 @@ def vmstat_rates(prev: dict[str, int], cur: dict[str, int], dt: float) -> dict[s
         # No allocations in the interval means no evidence either way, not 0 %.
         if hit is not None and miss is not None and hit + miss > 0:
             out["numa.remote_frac"] = miss / (hit + miss)
-    for key, name in (("pgscan_direct", "mem.pgscan_direct_per_s"),
-                      ("pgscan_kswapd", "mem.pgscan_kswapd_per_s"),
-                      ("pgmajfault", "mem.major_faults_per_s")):
+    for key, name in (
+        ("pgscan_direct", "mem.pgscan_direct_per_s"),
+        ("pgscan_kswapd", "mem.pgscan_kswapd_per_s"),
+        ("pgmajfault", "mem.major_faults_per_s"),
+    ):
         if key in prev and key in cur:
             d = _delta(prev[key], cur[key])
             if d is not None:
@@ -248,15 +253,18 @@ def parse_diskstats(text: str) -> dict[str, DiskCounters]:
         except ValueError:
             continue
         out[parts[2]] = DiskCounters(
-            reads=f[0], read_sectors=f[2], read_ms=f[3],
-            writes=f[4], write_sectors=f[6], write_ms=f[7], io_ms=f[9],
+            reads=f[0],
+            read_sectors=f[2],
+            read_ms=f[3],
+            writes=f[4],
+            write_sectors=f[6],
+            write_ms=f[7],
+            io_ms=f[9],
         )
     return out
 
 
-def disk_selection(
-    counters: dict[str, DiskCounters], devices: Collection[str] | None
-) -> list[str]:
+def disk_selection(counters: dict[str, DiskCounters], devices: Collection[str] | None) -> list[str]:
     """Names worth reporting: in `devices` (whole disks from sysfs) when known,
     otherwise by name. Idle zram and unbound loops are dropped either way."""
     out: list[str] = []
