@@ -28,6 +28,9 @@ from core.sample import Sample
 # A "usual level" needs a few samples before a departure from it means anything: as many
 # as the loop wants before its first diagnosis (LoopSettings.min_samples).
 MIN_BASELINE_SAMPLES = 5
+# A data wait this many times CollectionConfig.data_wait_rise above its usual level triggers in one
+# sample (see data_wait_samples).
+JUMP = 3.0
 PSI_NAMES = {"psi.cpu.some_avg10": "CPU", "psi.io.some_avg10": "I/O", "psi.mem.some_avg10": "memory"}
 
 
@@ -60,6 +63,18 @@ class CollectionConfig(BaseModel):
     )
     # ... and the share it takes as normal however low the past (lostwork.NORMAL_DATA_WAIT).
     data_wait_floor: float = Field(default=0.03, ge=0, le=1, description="usual data-wait share at the least")
+    # A healthy trainer's data wait wobbles from one sample to the next: over the 14 healthy real
+    # recordings (evals/incidents/real-healthy-*, 520 samples) a single sample was more than the
+    # rise above its recording's median 50 times, each of which would have held full level for
+    # `linger_s`; the mean of the last three was, 11 times. A rise has to last (the mean of the
+    # last `data_wait_samples` samples past it), unless one sample is past three times the rise
+    # (the largest wobble in those recordings: 0.09 above the median), which triggers at once.
+    data_wait_samples: int = Field(
+        default=3,
+        ge=1,
+        le=60,
+        description="trigger: the mean of this many latest data-wait samples past the rise",
+    )
     # A fifth of the way up the diagnosis's GPU-utilisation ramp (rules_gpu: a relative fall of
     # 0.05 to 0.3): a fall it already weighs, past the sample-to-sample wobble of a busy GPU
     # (a guess, not a measurement: no GPU on the development host).
@@ -103,6 +118,10 @@ class _History:
         self.points.append((t, v))
         while self.points and self.points[0][0] < t - horizon_s:
             self.points.popleft()
+
+    def last(self, n: int) -> list[float]:
+        """The latest `n` values at most, oldest first."""
+        return [v for _, v in list(self.points)[-n:]] if n > 0 else []
 
     def usual(self) -> float | None:
         if len(self.points) < MIN_BASELINE_SAMPLES:
@@ -155,11 +174,20 @@ class LevelPolicy:
         out: list[str] = []
         for name, v in sorted(sample.m.items()):
             parts = name.split(".")
-            usual = self._history[name].usual() if name in self._history else None
+            hist = self._history.get(name)
+            usual = hist.usual() if hist is not None else None
             if len(parts) == 3 and parts[0] == "trainer" and parts[2] == "data_wait_frac":
                 ref = max(usual if usual is not None else 0.0, c.data_wait_floor)
-                if v > ref + c.data_wait_rise:
+                n = c.data_wait_samples
+                recent = [*(hist.last(n - 1) if hist is not None else []), v]
+                if v > ref + JUMP * c.data_wait_rise:
                     out.append(f"job {parts[1]} waits for data {_pct(v)} of its steps, usually {_pct(ref)}")
+                elif len(recent) == n and statistics.fmean(recent) > ref + c.data_wait_rise:
+                    mean = statistics.fmean(recent)
+                    over = f" over the last {n} samples" if n > 1 else ""
+                    out.append(
+                        f"job {parts[1]} waits for data {_pct(mean)} of its steps{over}, usually {_pct(ref)}"
+                    )
             elif len(parts) == 3 and parts[0] == "gpu" and parts[2] == "util_pct":
                 if usual is not None and usual >= c.gpu_busy_pct and v < usual * (1 - c.gpu_util_fall):
                     out.append(f"GPU {parts[1]} utilisation {v:.0f}%, usually {usual:.0f}%")

@@ -87,7 +87,8 @@ def triggered(draw: st.DrawFn) -> dict[str, float]:
     m = draw(healthy)
     kind = draw(st.sampled_from(["data_wait", "gpu", "psi.cpu", "psi.io", "psi.mem"]))
     if kind == "data_wait":
-        m["trainer.j.data_wait_frac"] = draw(st.floats(0.12, 1.0))  # past at most 0.07 + 0.04
+        # In one sample: past three times the rise (0.12) above a usual level of at most 0.07.
+        m["trainer.j.data_wait_frac"] = draw(st.floats(0.20, 1.0))
     elif kind == "gpu":
         m["gpu.0.util_pct"] = draw(st.floats(0.0, 72.0))  # 15 % below a usual level of 85 or more
     else:
@@ -146,9 +147,9 @@ def test_a_rise_against_the_usual_level_triggers_and_a_shift_that_lasts_stops_tr
         policy.update(Sample(t=t, m={"trainer.j.data_wait_frac": 0.30, "gpu.0.util_pct": 90.0}))
     # 0.30 is the job's usual data wait: only a rise above it counts, as does a GPU's fall.
     assert policy.triggers(Sample(t=10, m={"trainer.j.data_wait_frac": 0.33})) == []
-    assert policy.triggers(Sample(t=10, m={"trainer.j.data_wait_frac": 0.40, "gpu.0.util_pct": 70.0})) == [
+    assert policy.triggers(Sample(t=10, m={"trainer.j.data_wait_frac": 0.45, "gpu.0.util_pct": 70.0})) == [
         "GPU 0 utilisation 70%, usually 90%",
-        "job j waits for data 40% of its steps, usually 30%",
+        "job j waits for data 45% of its steps, usually 30%",
     ]
     for t in range(10, 30):
         policy.update(Sample(t=t, m={"trainer.j.data_wait_frac": 0.50}))
@@ -280,3 +281,35 @@ def test_a_hold_under_way_lasts_the_new_hold_from_when_the_person_asked() -> Non
     assert duty.reconfigure(CollectionConfig(hold_s=3.0, linger_s=0.0)).level == "duty"
     never = LevelPolicy(CollectionConfig())
     assert never.reconfigure(CollectionConfig(hold_s=1e6)).level == "duty"  # nobody asked: nothing held
+
+
+def test_a_data_wait_rise_must_last_unless_it_jumps() -> None:
+    """One sample a little up is a healthy trainer's wobble; the same rise lasting, or one sample
+    three rises up, is a trigger."""
+    w = "trainer.j.data_wait_frac"
+
+    def calm() -> LevelPolicy:
+        # Long enough for the start's trigger (no usual level yet) to have lingered out.
+        policy = LevelPolicy(CollectionConfig())
+        for t in range(40):
+            policy.update(Sample(t=t, m={w: 0.30}))
+        assert policy.level.level == "duty"
+        return policy
+
+    # A wobble: single samples 0.07 up between usual ones never trigger.
+    policy = calm()
+    for t, v in enumerate([0.37, 0.30, 0.30, 0.37, 0.30], start=40):
+        assert policy.triggers(Sample(t=t, m={w: v})) == []
+        policy.update(Sample(t=t, m={w: v}))
+    assert policy.level.level == "duty"
+    # The same rise lasting: the second sample brings the mean of the last three past the rise.
+    policy = calm()
+    assert policy.triggers(Sample(t=40, m={w: 0.37})) == []
+    policy.update(Sample(t=40, m={w: 0.37}))
+    assert policy.triggers(Sample(t=41, m={w: 0.37})) == [
+        "job j waits for data 35% of its steps over the last 3 samples, usually 30%"
+    ]
+    # A jump of three rises triggers in one sample.
+    assert calm().triggers(Sample(t=40, m={w: 0.43})) == [
+        "job j waits for data 43% of its steps, usually 30%"
+    ]
