@@ -86,6 +86,7 @@ class CostBudget:
         self._excluded = 0.0  # CPU seconds not held against the budget (reload compiles)
         self._share: Share | None = None
         self._over: str | None = None
+        self._restart = False  # restart() was asked: the next observe() starts a new window
 
     @property
     def share(self) -> Share | None:
@@ -95,6 +96,9 @@ class CostBudget:
     def observe(self, cpu_s: float, bpf_s: float) -> Share | None:
         """Add this interval's running totals (process CPU seconds, programs' run seconds)."""
         now = self._clock()
+        if self._restart:
+            self._restart = False
+            self._points.clear()
         self._points.append((now, cpu_s - self._excluded, bpf_s))
         # Keep the newest point at least a window old, so the span covers the whole window.
         while len(self._points) > 2 and now - self._points[1][0] >= self.config.window_s:
@@ -127,6 +131,11 @@ class CostBudget:
         back under RESUME_BELOW of the budget.
         """
         return self._over
+
+    def restart(self) -> None:
+        """Start the window afresh at the next observe(): what came before (start-up) is not
+        the steady cost the budget is about, and is not judged. Safe from another thread."""
+        self._restart = True
 
     def exclude(self, cpu_s: float) -> None:
         """Hold `cpu_s` seconds of the process's CPU out of the budget (a compile the operator asked for)."""

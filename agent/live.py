@@ -127,6 +127,10 @@ class LiveHost:
         self.check_cost()
         return sample
 
+    def steady(self) -> None:
+        """Start-up is over (the agent's other parts are up): its budget's window starts now."""
+        self.budget.restart()
+
     def check_cost(self) -> str | None:
         """Read the agent's cost and compare it with the budget; why it is over budget, or None.
 

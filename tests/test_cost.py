@@ -98,6 +98,22 @@ def test_cpu_held_out_of_the_budget_is_not_counted() -> None:
     assert b.over_budget() is None
 
 
+def test_start_up_before_a_restart_is_not_held_against_the_budget() -> None:
+    clock = Clock()
+    b = CostBudget(CostConfig(budget_cores=0.01, window_s=10), clock=clock)
+    b.observe(0.0, 0.0)
+    clock.t += 5
+    b.observe(1.0, 0.0)  # start-up: imports, the first ticks (20 % of a core)
+    b.restart()  # the API is up
+    cpu = 1.0
+    for _ in range(11):  # the first reading after the restart starts the window
+        clock.t += 1
+        cpu += 0.005
+        share = b.observe(cpu, 0.0)
+    assert share is not None and share.span_s == 10 and share.agent == pytest.approx(0.005)
+    assert b.over_budget() is None
+
+
 def test_the_live_host_tells_when_it_goes_over_and_back_and_the_report_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -240,3 +256,31 @@ def test_the_status_snapshot_is_written_when_it_changed(
     snapshot_path().unlink()  # gone: written again though unchanged
     write_snapshot(loop)  # type: ignore[arg-type]
     assert len(writes) == 3 and snapshot_path().exists()
+
+
+def test_serve_restarts_the_budget_once_the_api_listens() -> None:
+    """`idletune serve` starts its budget's window when uvicorn is up, not before its imports."""
+    import socket
+    import threading
+
+    import uvicorn
+
+    from agent.cli.serve import _quiet_server
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:  # pragma: no cover - never called
+        pass
+
+    serving = threading.Event()
+    server = _quiet_server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"), serving.set)
+    t = threading.Thread(target=server.run, daemon=True)
+    t.start()
+    assert serving.wait(10)
+    with socket.create_connection(("127.0.0.1", port), timeout=5):
+        pass  # it listens when told
+    server.should_exit = True
+    t.join(10)
+    assert not t.is_alive()

@@ -14,7 +14,7 @@ import ipaddress
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Annotated, Any, Literal
@@ -251,7 +251,7 @@ def _serve_live(loaded: Any, named: Path | None, llm: bool) -> None:
     daemon.start()
     _say(f"mode {daemon.mode}; config {loaded.path or 'defaults (no file)'}")
     try:
-        _run_http(state, token, directory, cfg)
+        _run_http(state, token, directory, cfg, on_serving=live.steady)
     finally:
         for line in daemon.stop():
             _say(line)
@@ -259,7 +259,9 @@ def _serve_live(loaded: Any, named: Path | None, llm: bool) -> None:
         signal.signal(signal.SIGHUP, old)
 
 
-def _run_http(state: Any, token: str, directory: Path, cfg: Any) -> None:
+def _run_http(
+    state: Any, token: str, directory: Path, cfg: Any, on_serving: Callable[[], object] = lambda: None
+) -> None:
     # Imported here: the other commands must not pay for FastAPI and uvicorn.
     import uvicorn
 
@@ -276,13 +278,13 @@ def _run_http(state: Any, token: str, directory: Path, cfg: Any) -> None:
     old = {sig: signal.signal(sig, _stopping) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
-        _quiet_server(config).run()
+        _quiet_server(config, on_serving).run()
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
 
 
-def _quiet_server(config: Any) -> Any:
+def _quiet_server(config: Any, on_serving: Callable[[], object] = lambda: None) -> Any:
     """uvicorn's server, waking once a second instead of ten times while nothing happens.
 
     Its main loop sleeps 0.1 s between checks of the shutdown flag and the Date header's
@@ -296,6 +298,7 @@ def _quiet_server(config: Any) -> Any:
 
     class QuietServer(uvicorn.Server):
         async def main_loop(self) -> None:
+            on_serving()  # started up: the sockets listen
             while not await self.on_tick(0):
                 await asyncio.sleep(1.0)
 
