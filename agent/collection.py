@@ -31,6 +31,10 @@ MIN_BASELINE_SAMPLES = 5
 # A data wait this many times CollectionConfig.data_wait_rise above its usual level triggers in one
 # sample (see data_wait_samples).
 JUMP = 3.0
+# A rise past this many of the metric's own standard deviations is unlikely to be its wobble
+# (for normal noise, about one sample in 700).
+NOISE_Z = 3.0
+MAD_TO_SD = 1.4826  # the median absolute deviation of normal noise times this is its standard deviation
 PSI_NAMES = {"psi.cpu.some_avg10": "CPU", "psi.io.some_avg10": "I/O", "psi.mem.some_avg10": "memory"}
 
 
@@ -69,6 +73,7 @@ class CollectionConfig(BaseModel):
     # `linger_s`; the mean of the last three was, 11 times. A rise has to last (the mean of the
     # last `data_wait_samples` samples past it), unless one sample is past three times the rise
     # (the largest wobble in those recordings: 0.09 above the median), which triggers at once.
+    # Both grow for a job that wobbles more: NOISE_Z of its own standard deviations (LevelPolicy.triggers).
     data_wait_samples: int = Field(
         default=3,
         ge=1,
@@ -122,6 +127,14 @@ class _History:
     def last(self, n: int) -> list[float]:
         """The latest `n` values at most, oldest first."""
         return [v for _, v in list(self.points)[-n:]] if n > 0 else []
+
+    def spread(self) -> float | None:
+        """The values' standard deviation, estimated robustly (1.4826 x the median absolute
+        deviation, which one wild sample does not move); None while the usual level is unknown."""
+        med = self.usual()
+        if med is None:
+            return None
+        return MAD_TO_SD * statistics.median(abs(v - med) for _, v in self.points)
 
     def usual(self) -> float | None:
         if len(self.points) < MIN_BASELINE_SAMPLES:
@@ -180,9 +193,14 @@ class LevelPolicy:
                 ref = max(usual if usual is not None else 0.0, c.data_wait_floor)
                 n = c.data_wait_samples
                 recent = [*(hist.last(n - 1) if hist is not None else []), v]
-                if v > ref + JUMP * c.data_wait_rise:
+                # A job whose data wait wobbles more than most needs a larger rise: NOISE_Z of its
+                # own standard deviations (from the median absolute deviation), that of a mean of n.
+                sd = hist.spread() if hist is not None else None
+                rise = max(c.data_wait_rise, NOISE_Z * sd / math.sqrt(n)) if sd else c.data_wait_rise
+                jump = max(JUMP * c.data_wait_rise, NOISE_Z * sd) if sd else JUMP * c.data_wait_rise
+                if v > ref + jump:
                     out.append(f"job {parts[1]} waits for data {_pct(v)} of its steps, usually {_pct(ref)}")
-                elif len(recent) == n and statistics.fmean(recent) > ref + c.data_wait_rise:
+                elif len(recent) == n and statistics.fmean(recent) > ref + rise:
                     mean = statistics.fmean(recent)
                     over = f" over the last {n} samples" if n > 1 else ""
                     out.append(

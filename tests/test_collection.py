@@ -313,3 +313,23 @@ def test_a_data_wait_rise_must_last_unless_it_jumps() -> None:
     assert calm().triggers(Sample(t=40, m={w: 0.43})) == [
         "job j waits for data 43% of its steps, usually 30%"
     ]
+
+
+def test_a_job_whose_data_wait_wobbles_needs_a_larger_rise() -> None:
+    """The same lasting rise of 0.06 triggers for a steady job and not for one whose data wait
+    swings by about that much from sample to sample."""
+    w = "trainer.j.data_wait_frac"
+
+    def after(past: list[float]) -> list[str]:
+        policy = LevelPolicy(CollectionConfig())
+        for t, v in enumerate(past):
+            policy.update(Sample(t=t, m={w: v}))
+        n = len(past)
+        policy.update(Sample(t=n, m={w: 0.74}))
+        policy.update(Sample(t=n + 1, m={w: 0.74}))
+        return policy.triggers(Sample(t=n + 2, m={w: 0.74}))
+
+    steady = [0.68] * 40
+    wobbly = [0.68 + d for d in (0.05, -0.05, 0.0) * 13] + [0.68]
+    assert after(steady) == ["job j waits for data 74% of its steps over the last 3 samples, usually 68%"]
+    assert after(wobbly) == []
