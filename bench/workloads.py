@@ -20,12 +20,12 @@ from pathlib import Path
 BLOCK = 4096
 
 
-def pingpong(seconds: float, cpu: int | None = None) -> int:
-    """Two processes bounce one byte over a pair of pipes; returns round trips.
+@contextlib.contextmanager
+def _pipe_pair(cpu: int | None) -> Iterator[tuple[int, int]]:
+    """A child that echoes each byte it reads back: yields (write to it, read its echo).
 
-    Every round trip blocks and wakes each side once: two context switches.
-    With `cpu`, both sides share that CPU, so the rate measures the switch path
-    itself rather than where the scheduler happened to place the two sides.
+    With `cpu`, both sides share that CPU, so a round trip measures the switch path itself
+    rather than where the scheduler happened to place the two sides.
     """
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
@@ -40,20 +40,31 @@ def pingpong(seconds: float, cpu: int | None = None) -> int:
         os._exit(0)
     os.close(a_r)
     os.close(b_w)
+    try:
+        yield a_w, b_r
+    finally:
+        os.write(a_w, b"q")
+        os.close(a_w)
+        os.waitpid(child, 0)
+        os.close(b_r)
+
+
+def pingpong(seconds: float, cpu: int | None = None) -> int:
+    """Two processes bounce one byte over a pair of pipes; returns round trips.
+
+    Every round trip blocks and wakes each side once: two context switches.
+    """
     trips = 0
-    deadline = time.monotonic() + seconds
-    while True:
-        # Check the clock every 256 trips: the clock read would otherwise dominate.
-        for _ in range(256):
-            os.write(a_w, b"x")
-            os.read(b_r, 1)
-        trips += 256
-        if time.monotonic() >= deadline:
-            break
-    os.write(a_w, b"q")
-    os.close(a_w)
-    os.waitpid(child, 0)
-    os.close(b_r)
+    with _pipe_pair(cpu) as (out, back):
+        deadline = time.monotonic() + seconds
+        while True:
+            # Check the clock every 256 trips: the clock read would otherwise dominate.
+            for _ in range(256):
+                os.write(out, b"x")
+                os.read(back, 1)
+            trips += 256
+            if time.monotonic() >= deadline:
+                break
     return trips
 
 
@@ -62,37 +73,21 @@ def pingpong_slots(seconds: float, cpu: int | None, slot_s: float = 0.05) -> lis
     (CLOCK_MONOTONIC at the slot's end, round trips in it), the first slot starting at the first
     entry's time minus its length. The clock is the system's, so another process can line its
     own readings up with these."""
-    if cpu is not None:
-        os.sched_setaffinity(0, {cpu})
-    a_r, a_w = os.pipe()
-    b_r, b_w = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover - runs in the child
-        os.close(a_w)
-        os.close(b_r)
-        while os.read(a_r, 1) == b"x":
-            os.write(b_w, b"x")
-        os._exit(0)
-    os.close(a_r)
-    os.close(b_w)
-    slots: list[tuple[float, int]] = [(time.monotonic(), 0)]
-    deadline = slots[0][0] + seconds
-    trips = 0
-    while True:
-        for _ in range(64):  # about 0.2 ms here: the slot ends within that of `slot_s`
-            os.write(a_w, b"x")
-            os.read(b_r, 1)
-        trips += 64
-        now = time.monotonic()
-        if now - slots[-1][0] >= slot_s:
-            slots.append((now, trips))
-            trips = 0
-            if now >= deadline:
-                break
-    os.write(a_w, b"q")
-    os.close(a_w)
-    os.waitpid(child, 0)
-    os.close(b_r)
+    with _pipe_pair(cpu) as (out, back):
+        slots: list[tuple[float, int]] = [(time.monotonic(), 0)]
+        deadline = slots[0][0] + seconds
+        trips = 0
+        while True:
+            for _ in range(64):  # about 0.2 ms here: the slot ends within that of `slot_s`
+                os.write(out, b"x")
+                os.read(back, 1)
+            trips += 64
+            now = time.monotonic()
+            if now - slots[-1][0] >= slot_s:
+                slots.append((now, trips))
+                trips = 0
+                if now >= deadline:
+                    break
     return slots
 
 
