@@ -43,10 +43,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make `bench` importable
     sys.path.insert(0, str(ROOT))
 
+from bench.cost import cpu_s  # noqa: E402
 from bench.figures import write_figures  # noqa: E402
 from bench.overhead import DAEMON_SETTLE_S, IDLETUNE, PINGPONG_CPU, Attached, agent_config, daemon_level  # noqa: E402
 
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 POLL_S = 0.01
 # A slot whose programs ran at least this share of the fully attached rate was measured
 # attached; at most DETACHED, detached. Slots between (an attach or detach inside) are left out
@@ -93,11 +93,6 @@ def pingpong_slots(seconds: float) -> list[tuple[float, int]]:
 def rate(slots: list[tuple[float, int]]) -> float:
     """Round trips per second over a whole run."""
     return sum(n for _, n in slots[1:]) / (slots[-1][0] - slots[0][0])
-
-
-def cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
 def one_run(daemon_pid: int, seconds: float) -> dict[str, Any]:

@@ -48,6 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make `agent` and `bpf` importable
     sys.path.insert(0, str(ROOT))
 
+from bench.cost import cpu_s  # noqa: E402
 from bench.figures import write_figures  # noqa: E402
 from bench.workloads import loop_device, spawn  # noqa: E402
 from bpf.loader import COLLECTORS  # noqa: E402
@@ -329,7 +330,7 @@ def run_trainer_bench(rounds: int, seconds: float, settle_s: float, full: bool =
                         agent = Attached([*argv, str(config)], signal.SIGTERM)
                         time.sleep(settle_s)  # past the compile: the steady state is measured
                     try:
-                        t0, cpu0 = time.monotonic(), _cpu_s(agent.proc.pid) if agent else 0.0
+                        t0, cpu0 = time.monotonic(), cpu_s(agent.proc.pid) if agent else 0.0
                         rates[cond].append(bed.kpi(seconds).samples_per_s)
                         if agent is not None:
                             c = daemon_collection(config)
@@ -337,7 +338,7 @@ def run_trainer_bench(rounds: int, seconds: float, settle_s: float, full: bool =
                             REASONS.append((cond, c.get("reason", "")))
                             dt = time.monotonic() - t0
                             rss = rss_mb(agent.proc.pid)[0]
-                            cpu = (_cpu_s(agent.proc.pid) - cpu0) / dt
+                            cpu = (cpu_s(agent.proc.pid) - cpu0) / dt
                             agents.append((cond, cpu, rss))
                     finally:
                         if agent is not None:
@@ -370,12 +371,6 @@ def run_trainer_bench(rounds: int, seconds: float, settle_s: float, full: bool =
         print(line)
         out.setdefault("rates", {})[cond] = [round(v, 1) for v in vals]
     return out
-
-
-def _cpu_s(pid: int) -> float:
-    """User and system CPU seconds of a process and its threads."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> int:
