@@ -46,19 +46,25 @@ def test_observe_builds_a_report_with_knobs_jobs_and_sources(tmp_path: Path) -> 
     assert report.host.kernel == "6.1.0-test"
 
 
-def test_report_later_takes_the_window_now_and_summarises_when_called(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    fs = fake_root(tmp_path)
-    live = LiveHost(fs, interval_s=0.05, bpf=False, state_dir=str(tmp_path / "state"))
-    made: list[int] = []
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of each window the live host summarises, from now on."""
+    out: list[int] = []
     real = live_module.build_report
 
     def counted(window: Window, *args: Any, **kw: Any) -> Any:
-        made.append(len(window))
+        out.append(len(window))
         return real(window, *args, **kw)
 
     monkeypatch.setattr(live_module, "build_report", counted)
+    return out
+
+
+def test_report_later_takes_the_window_now_and_summarises_when_called(
+    tmp_path: Path, made: list[int]
+) -> None:
+    fs = fake_root(tmp_path)
+    live = LiveHost(fs, interval_s=0.05, bpf=False, state_dir=str(tmp_path / "state"))
     window, _ = live.observe(0.2)
     made.clear()
     n = len(window)
@@ -71,7 +77,7 @@ def test_report_later_takes_the_window_now_and_summarises_when_called(
 
 
 def test_the_service_makes_a_report_only_for_a_refresh_somebody_reads(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, made: list[int]
 ) -> None:
     from agent.service.guard import Guard, fs_host
     from agent.service.observers import LoopObserver
@@ -80,14 +86,6 @@ def test_the_service_makes_a_report_only_for_a_refresh_somebody_reads(
 
     fs = fake_root(tmp_path)
     live = LiveHost(fs, interval_s=0.05, bpf=False, state_dir=str(tmp_path / "state"))
-    made: list[int] = []
-    real = live_module.build_report
-
-    def counted(window: Window, *args: Any, **kw: Any) -> Any:
-        made.append(len(window))
-        return real(window, *args, **kw)
-
-    monkeypatch.setattr(live_module, "build_report", counted)
     live.start()
     live.collector.tick()
     window = Window(horizon_s=600.0)
