@@ -128,13 +128,10 @@ class _History:
         """The latest `n` values at most, oldest first."""
         return [v for _, v in list(self.points)[-n:]] if n > 0 else []
 
-    def spread(self) -> float | None:
-        """The values' standard deviation, estimated robustly (1.4826 x the median absolute
-        deviation, which one wild sample does not move); None while the usual level is unknown."""
-        med = self.usual()
-        if med is None:
-            return None
-        return MAD_TO_SD * statistics.median(abs(v - med) for _, v in self.points)
+    def spread(self, usual: float) -> float:
+        """The values' standard deviation around their `usual` level (their median), estimated
+        robustly: 1.4826 x the median absolute deviation, which one wild sample does not move."""
+        return MAD_TO_SD * statistics.median(abs(v - usual) for _, v in self.points)
 
     def usual(self) -> float | None:
         if len(self.points) < MIN_BASELINE_SAMPLES:
@@ -195,13 +192,13 @@ class LevelPolicy:
                 recent = [*(hist.last(n - 1) if hist is not None else []), v]
                 # A job whose data wait wobbles more than most needs a larger rise: NOISE_Z of its
                 # own standard deviations (from the median absolute deviation), that of a mean of n.
-                sd = hist.spread() if hist is not None else None
-                rise = max(c.data_wait_rise, NOISE_Z * sd / math.sqrt(n)) if sd else c.data_wait_rise
-                jump = max(JUMP * c.data_wait_rise, NOISE_Z * sd) if sd else JUMP * c.data_wait_rise
+                sd = hist.spread(usual) if hist is not None and usual is not None else 0.0
+                rise = max(c.data_wait_rise, NOISE_Z * sd / math.sqrt(n))
+                jump = max(JUMP * c.data_wait_rise, NOISE_Z * sd)
+                mean = statistics.fmean(recent)
                 if v > ref + jump:
                     out.append(f"job {parts[1]} waits for data {_pct(v)} of its steps, usually {_pct(ref)}")
-                elif len(recent) == n and statistics.fmean(recent) > ref + rise:
-                    mean = statistics.fmean(recent)
+                elif len(recent) == n and mean > ref + rise:
                     over = f" over the last {n} samples" if n > 1 else ""
                     out.append(
                         f"job {parts[1]} waits for data {_pct(mean)} of its steps{over}, usually {_pct(ref)}"
