@@ -25,7 +25,7 @@ from evals.harness import EvalRun, evaluate
 from evals.results_table import ROWS, Row, markdown
 from evals.scoring import Summary
 from evals.sources import VIEWS
-from evals.split import HELD_OUT, HELD_OUT_2, HELD_OUT_3, split_of
+from evals.split import ROUNDS, split_of
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -39,6 +39,7 @@ HELDOUT_MARKS = ("<!-- heldout:start -->", "<!-- heldout:end -->")
 BLIND_ROUNDS = (
     ("round 1", "25d79c6", "bench/results/eval-heldout-round1.json"),
     ("round 2", "11d3b38", "bench/results/eval-heldout-round2.json"),
+    ("round 3", "cda9249", "bench/results/eval-heldout-round3.json"),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
@@ -320,9 +321,10 @@ def heldout_section(runs: dict[str, EvalRun], blind: dict[str, Summary]) -> str:
     ]
     commits = {name: commit for name, commit, _ in BLIND_ROUNDS}
     rows += [(f"real, held-out {name}, scored blind at {commits[name]}", s) for name, s in blind.items()]
+    last = len(ROUNDS)
     rows += [
-        ("real, held-out rounds 1-2 now (tuned on since)", _part(run, real_in("seen"))),
-        ("real, held-out round 3, never tuned on", held),
+        (f"real, held-out rounds 1-{last - 1} now (tuned on since)", _part(run, real_in("seen"))),
+        (f"real, held-out round {last}, never tuned on", held),
     ]
     lines = [
         HELDOUT_MARKS[0],
@@ -334,18 +336,21 @@ def heldout_section(runs: dict[str, EvalRun], blind: dict[str, Summary]) -> str:
         "scenario's fix lifts samples/s by 20 % or more: its cause; it does not, yet the job waits for",
         "data half the time on a capped device: `storage_latency`, saturated, nothing to do; else `none`).",
         "Splits are fixed in `evals/split.py`: the engine was tuned on the fit conditions; each",
-        f"held-out round ({len(HELD_OUT)}, {len(HELD_OUT_2)} and {len(HELD_OUT_3)} conditions) was written",
-        "down before the tuning that preceded its recording and scored once, blind; rounds 1 and 2",
+        "held-out round ("
+        + ", ".join(str(len(r)) for r in ROUNDS[:-1])
+        + f" and {len(ROUNDS[-1])} conditions) was written",
+        "down before the tuning that preceded its scoring and scored once, blind; rounds "
+        + f"1-{last - 1}",
         "were tuned on only after that (their blind scores: "
         + ", ".join(f"`{f}`" for _, _, f in BLIND_ROUNDS)
-        + "); round 3 never.",
+        + f"); round {last} never.",
         "",
         "| incidents | n | AC@1 | AC@3 | actions | forbidden | restraint | evidence recall |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     lines += [f"| {name} | {_figures(s)} |" for name, s in rows]
     gap = [
-        f"round 3 minus fit: AC@1 {held.ac1 - fit.ac1:+.2f}, "
+        f"round {last} minus fit: AC@1 {held.ac1 - fit.ac1:+.2f}, "
         f"actions {held.action_match_rate - fit.action_match_rate:+.2f}"
     ]
     gap += [
@@ -362,7 +367,7 @@ def heldout_section(runs: dict[str, EvalRun], blind: dict[str, Summary]) -> str:
         "them. AC@1 judged counts only the incidents whose true cause the view still holds figures for;",
         "the others are ranked, marked not judged, never guessed.",
         "",
-        "| sources | AC@1, all | AC@1 judged (n) | AC@1, round 3 | restraint | forbidden |",
+        f"| sources | AC@1, all | AC@1 judged (n) | AC@1, round {last} | restraint | forbidden |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for view in VIEWS:
@@ -407,6 +412,7 @@ def llm_section(rules: EvalRun, doc: dict[str, Any] | None) -> str:
     ]
     for label, show in ROWS:
         lines.append(f"| {label} | {show(rules.summary)} | {show(llm)} |")
+    lines += _llm_by_split(rules, doc)
     stats = doc.get("llm") or {}
     if stats:
         own, decisions = stats.get("llm_used", 0), stats.get("decisions", 0)
@@ -420,6 +426,39 @@ def llm_section(rules: EvalRun, doc: dict[str, Any] | None) -> str:
         ]
     lines += ["", LLM_MARKS[1]]
     return "\n".join(lines)
+
+
+# What each split was used for by the LLM proposer (its abstention margin: evals/margin.py).
+_LLM_SPLITS = (
+    ("fit", "fit (margin fitted here)"),
+    ("seen", "seen: earlier held-out rounds (not used for the margin)"),
+    ("held-out", f"held-out round {len(ROUNDS)} (not used for anything)"),
+)
+
+
+def _llm_by_split(rules: EvalRun, doc: dict[str, Any]) -> list[str]:
+    """Per split, the model's actions and restraint beside the rules' on the same incidents."""
+    mine = {k: Summary.model_validate(v) for k, v in (doc.get("by_split") or {}).items()}
+    theirs = rules.by_split()
+    keep = [(key, label) for key, label in _LLM_SPLITS if key in mine and key in theirs]
+    if not keep:
+        return []
+
+    def rate(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.2f}"
+
+    out = [
+        "",
+        "| split | incidents | LLM actions | rules actions | LLM restraint | rules restraint |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for key, label in keep:
+        m, r = mine[key], theirs[key]
+        out.append(
+            f"| {label} | {m.incidents} | {m.action_match_rate:.2f} | {r.action_match_rate:.2f} | "
+            f"{rate(m.restraint)} | {rate(r.restraint)} |"
+        )
+    return out
 
 
 def chat_section(docs: dict[str, dict[str, Any]]) -> str:

@@ -71,6 +71,9 @@ HELD_OUT_4: frozenset[str] = frozenset(
     }
 )
 
+# Every round in the order written down; the last is the held-out one, never tuned on.
+ROUNDS: tuple[frozenset[str], ...] = (HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4)
+
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
 
 
@@ -84,6 +87,6 @@ def split_of(incident_id: str) -> str:
     """`held-out` for the last round's conditions (never tuned on), `seen` for earlier rounds'
     (each scored blind once, tuned on since), `fit` for the rest."""
     cond = condition_of(incident_id)
-    if cond in HELD_OUT_4:
+    if cond in ROUNDS[-1]:
         return "held-out"
-    return "seen" if cond in HELD_OUT | HELD_OUT_2 | HELD_OUT_3 else "fit"
+    return "seen" if any(cond in r for r in ROUNDS[:-1]) else "fit"

@@ -15,7 +15,7 @@ from agent.proposers.rules import RuleProposer, load_policies
 from core.incident import load_incident
 from evals.harness import evaluate
 from evals.sources import BPF_ONLY, VIEWS, seen
-from evals.split import HELD_OUT, HELD_OUT_2, HELD_OUT_3, condition_of, split_of
+from evals.split import HELD_OUT, HELD_OUT_4, ROUNDS, condition_of, split_of
 
 BUNDLED = Path(__file__).resolve().parent.parent / "evals" / "incidents"
 
@@ -45,11 +45,11 @@ def small_suite(tmp_path: Path) -> Path:
 
 
 def test_split_is_by_condition_and_only_matrix_ids_can_be_held_out() -> None:
-    some = sorted(HELD_OUT_3)[0]
+    some = sorted(HELD_OUT_4)[0]
     assert condition_of(f"real-{some}-2") == some and split_of(f"real-{some}-2") == "held-out"
-    assert split_of(f"real-{sorted(HELD_OUT)[0]}-1") == "seen"
-    assert split_of(f"real-{sorted(HELD_OUT_2)[0]}-1") == "seen"
-    assert not HELD_OUT & HELD_OUT_2 and not (HELD_OUT | HELD_OUT_2) & HELD_OUT_3
+    for earlier in ROUNDS[:-1]:
+        assert split_of(f"real-{sorted(earlier)[0]}-1") == "seen"
+    assert sum(len(r) for r in ROUNDS) == len(frozenset().union(*ROUNDS))  # no condition in two rounds
     assert split_of("real-readahead") == "fit"  # a recording from before the matrix
     assert split_of("syn-comm-wait-24c-2gpu-s502") == "fit"
     assert split_of(f"{some}-1") == "fit"  # not a matrix id
@@ -147,7 +147,7 @@ def test_matrix_covers_the_issue_conditions_and_each_family_keeps_fit_and_held_o
     from evals import matrix
 
     names = [c.name for c in matrix.CONDITIONS]
-    assert len(names) == len(set(names)) and set(names) >= HELD_OUT | HELD_OUT_2 | HELD_OUT_3
+    assert len(names) == len(set(names)) and set(names) >= frozenset().union(*ROUNDS)
     for scenario in {c.scenario for c in matrix.CONDITIONS if not c.name.startswith("healthy")}:
         family = [
             c.name for c in matrix.CONDITIONS if c.scenario == scenario and not c.name.startswith("healthy")
