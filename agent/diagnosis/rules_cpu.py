@@ -42,14 +42,16 @@ def _workers_evidence(v: SpanView, score: float, lo: float, rule: str) -> Signal
 
 def oversubscribed(v: SpanView) -> Signal:
     """Loader workers beyond the cores left once each GPU's training process has one (the share the
-    policy gives the loaders): as many workers as those cores is a full host, not an oversubscribed
-    one; twice as many is."""
+    policy gives the loaders). One and a half workers per core is a full host, not an oversubscribed
+    one: measured on a 2-core host, lowering 3 workers to 2 lifted samples/s by 12-17 %
+    (real-healthy-ra512-uncapped-w3's setup) and by 12 % (real-healthy-w3-p1-memhog's, two rounds of
+    10 s each way), under the 20 % that makes a cause. Twice as many as cores is oversubscribed."""
     total = v.lay.total_workers
     if total is None:
         return Signal.zero()
     cpus = max(v.lay.cpus, 1)
     demand = (total + v.lay.gpus_in_use) / cpus
-    return _workers_evidence(v, ramp(demand, 1.0, 2.0), 1.0, f"{total} loader workers for {cpus} cores")
+    return _workers_evidence(v, ramp(demand, 1.5, 2.0), 1.5, f"{total} loader workers for {cpus} cores")
 
 
 def cpu_pressure(v: SpanView) -> tuple[Signal, Signal, Signal, Signal]:
