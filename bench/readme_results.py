@@ -339,8 +339,7 @@ def heldout_section(runs: dict[str, EvalRun], blind: dict[str, Summary]) -> str:
         "held-out round ("
         + ", ".join(str(len(r)) for r in ROUNDS[:-1])
         + f" and {len(ROUNDS[-1])} conditions) was written",
-        "down before the tuning that preceded its scoring and scored once, blind; rounds "
-        + f"1-{last - 1}",
+        f"down before the tuning that preceded its scoring and scored once, blind; rounds 1-{last - 1}",
         "were tuned on only after that (their blind scores: "
         + ", ".join(f"`{f}`" for _, _, f in BLIND_ROUNDS)
         + f"); round {last} never.",
