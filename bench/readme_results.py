@@ -40,6 +40,7 @@ BLIND_ROUNDS = (
     ("round 1", "25d79c6", "bench/results/eval-heldout-round1.json"),
     ("round 2", "11d3b38", "bench/results/eval-heldout-round2.json"),
     ("round 3", "cda9249", "bench/results/eval-heldout-round3.json"),
+    ("round 4", "10e1a18", "bench/results/eval-heldout-round4.json"),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

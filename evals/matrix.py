@@ -387,6 +387,55 @@ CONDITIONS: tuple[Condition, ...] = (
         fix={"workers": 4},
         setup={"preprocess": 1, "noise": ("memhog",)},
     ),
+    # The fifth held-out round (evals/split.py).
+    _c(
+        "healthy-w6-p1",
+        "starvation",
+        "healthy workers-6 preprocess-1",
+        fault={"workers": 6},
+        fix={"workers": 8},
+        setup={"preprocess": 1},
+    ),
+    _c(
+        "healthy-w3-p2-hog",
+        "starvation",
+        "healthy workers-3 preprocess-2 noise-hog-elsewhere",
+        fault={"workers": 3},
+        fix={"workers": 4},
+        setup={"noise": ("hog-elsewhere",)},
+    ),
+    _c(
+        "ra80-iops180-dirty-mid",
+        "readahead",
+        "iops-180 ra-80 fs workers-2 noise-dirty",
+        fault={"read_ahead_kb": 80},
+        setup={"read_iops": 180, "noise": ("dirty",)},
+        onset="mid",
+    ),
+    _c(
+        "starve-w0-p1-rootwrites",
+        "starvation",
+        "workers-0 preprocess-1 noise-rootwrites",
+        setup={"preprocess": 1, "noise": ("rootwrites",)},
+    ),
+    _c(
+        "cont-h3-w3-i2",
+        "contention",
+        "hogs-3 workers-3 preprocess-2",
+        fault={"hogs": 3, "workers": 3},
+        fix={"hogs": 3},
+        interval_s=2.0,
+    ),
+    _c("recl-240", "reclaim", "memcg-headroom-240", fault={"mem_headroom_mb": 240}),
+    _c("wb-ckpt-p1", "writeback", "writer fs preprocess-1", setup={"preprocess": 1}),
+    _c(
+        "healthy-ra256-uncapped-memhog",
+        "readahead",
+        "healthy uncapped ra-256 fs workers-2 noise-memhog",
+        fault={"read_ahead_kb": 256},
+        fix={"read_ahead_kb": 4096},
+        setup={"read_iops": None, "noise": ("memhog",)},
+    ),
 )
 
 

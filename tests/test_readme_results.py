@@ -119,10 +119,10 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     policies = load_policies([], with_default=True)
     runs = {v: evaluate([suite], lambda: RuleProposer(policies), view=v) for v in VIEWS}
     blind = blind_rounds()
-    assert set(blind) == {"round 1", "round 2", "round 3"} and blind["round 1"].incidents == 28
+    assert set(blind) == {"round 1", "round 2", "round 3", "round 4"} and blind["round 1"].incidents == 28
     text = heldout_section(runs, blind)
     assert text.startswith(HELDOUT_MARKS[0]) and text.endswith(HELDOUT_MARKS[1])
-    assert "| real, held-out round 4, never tuned on | 1 |" in text
+    assert "| real, held-out round 5, never tuned on | 1 |" in text
     assert "| real, held-out round 3, scored blind at cda9249 | 8 | 0.50 |" in text
     assert "| real, held-out round 1, scored blind at 25d79c6 | 28 | 0.86 |" in text
     assert all(f"| {v} |" in text for v in VIEWS)
