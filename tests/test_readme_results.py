@@ -144,3 +144,29 @@ def test_cost_figures_render_the_process_and_its_programs(tmp_path: Path) -> Non
     assert "| `idletune serve`, observe mode, settled: process CPU (over 60 s) | 0.82 % of one core |" in text
     assert "| 94 MiB (peak 188 MiB, at the compile) | ≤ 150 MB |" in text
     assert "1.41 % of one core; most: sched/sched_switch, 62,826 events/s × 138 ns" in text
+
+
+def test_llm_section_gives_each_split_beside_the_rules_and_who_answered(tmp_path: Path) -> None:
+    import shutil
+
+    from agent.proposers.rules import RuleProposer, load_policies
+    from bench.readme_results import LLM_MARKS, llm_section
+    from evals.harness import evaluate
+    from evals.split import split_of
+
+    bundled = Path(__file__).resolve().parent.parent / "evals" / "incidents"
+    suite = tmp_path / "suite"
+    for split in ("fit", "held-out"):
+        d = next(d for d in sorted(bundled.glob("real-*-1")) if split_of(d.name) == split)
+        shutil.copytree(d, suite / d.name)
+    rules = evaluate([suite], lambda: RuleProposer(load_policies([], with_default=True)))
+    doc = rules.to_json()
+    doc["by_split"]["fit"]["action_match_rate"] = 0.25  # the model's own figure differs from the rules'
+    doc["llm"] = {"decisions": 2, "llm_used": 1, "no_choice": 0, "abstained": 1}
+    text = llm_section(rules, doc)
+    assert text.startswith(LLM_MARKS[0]) and text.endswith(LLM_MARKS[1])
+    fit = rules.by_split()["fit"]
+    assert f"| fit (margin fitted here) | 1 | 0.25 | {fit.action_match_rate:.2f} |" in text
+    assert "| held-out round 5 (not used for anything) | 1 |" in text
+    assert "seen:" not in text  # a split the run does not hold is left out
+    assert "the model abstained on a small margin 1" in text
