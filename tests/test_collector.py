@@ -152,6 +152,7 @@ def test_signal_stops_run_early_and_restores_handlers(signum: int) -> None:
 
 
 def test_sources_closed_even_when_callback_raises() -> None:
+    before = signal.getsignal(signal.SIGINT)  # ignored when the tests run in the background
     a = FakeSource("a", {"cpu.util_pct": 1.0})
     c = Collector([a], interval_s=0.01)
     c.start()
@@ -162,7 +163,7 @@ def test_sources_closed_even_when_callback_raises() -> None:
     with pytest.raises(ValueError):
         c.run(1.0, on_sample=boom)
     assert a.closed == 1
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before
 
 
 def test_bad_interval() -> None:
@@ -184,6 +185,7 @@ class SlowStart(FakeSource):
 
 
 def test_signal_during_slow_start_stops_cleanly() -> None:
+    before = signal.getsignal(signal.SIGINT)  # ignored when the tests run in the background
     a = SlowStart("bpf", {"cpu.util_pct": 1.0})
     c = Collector([a], interval_s=0.05)
     timer = threading.Timer(0.1, os.kill, args=(os.getpid(), signal.SIGINT))
@@ -198,7 +200,7 @@ def test_signal_during_slow_start_stops_cleanly() -> None:
     assert time.monotonic() - t0 < 5.0
     assert len(w) == 0 and a.collects == 0
     assert a.closed == 1
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before
 
 
 def test_stop_before_run_returns_at_once() -> None:
