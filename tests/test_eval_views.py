@@ -198,3 +198,17 @@ def test_every_matrix_recording_is_labelled_by_the_counterfactual_rule() -> None
         assert truth == want, d.name
         checked += 1
     assert checked >= 60
+
+
+def test_worker_sweep_refuses_bad_input_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from evals import workers
+
+    assert workers.parse_counts("3,2") == [3, 2]
+    for bad in ("three", "3,3", "-1,2", ""):
+        with pytest.raises(ValueError):
+            workers.parse_counts(bad)
+    assert workers.main(["no-such-condition", "3,2"]) == 2
+    assert workers.main(["healthy-w6-p1", "6,x"]) == 2
+    assert workers.main(["healthy-w6-p1", "6,2", "--rounds", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("evals.workers: ") for line in err)

@@ -44,8 +44,9 @@ def oversubscribed(v: SpanView) -> Signal:
     """Loader workers beyond the cores left once each GPU's training process has one (the share the
     policy gives the loaders). One and a half workers per core is a full host, not an oversubscribed
     one: measured on a 2-core host, lowering 3 workers to 2 lifted samples/s by 12-17 %
-    (real-healthy-ra512-uncapped-w3's setup) and by 12 % (real-healthy-w3-p1-memhog's, two rounds of
-    10 s each way), under the 20 % that makes a cause. Twice as many as cores is oversubscribed."""
+    (real-healthy-ra512-uncapped-w3's setup) and by 12-13 % (`python -m evals.workers
+    healthy-w3-p1-memhog 3,2`), under the 20 % that makes a cause. Twice as many as cores is
+    oversubscribed."""
     total = v.lay.total_workers
     if total is None:
         return Signal.zero()
