@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent.diagnosis.fmt import fmt, pct
-from core.diagnosis import Category, Cause, Diagnosis, Evidence
+from core.diagnosis import CONFIDENT, Category, Cause, Diagnosis, Evidence
 from core.report import HealthReport
 from core.text import printable
 
 Remedies = Callable[[Category], list[str]]
 
-# Below this, the top cause is a guess and the answer says so.
-CONFIDENT = 0.35
 SHOWN_CAUSES = 5
 MAX_REMEDIES = 4
 

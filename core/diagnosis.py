@@ -7,6 +7,9 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 DEFAULT_QUESTION = "Why are my GPUs idle?"
+# Below this confidence a cause is a guess: the answer says so, and lost work that no cause
+# explains better is left unexplained (agent/diagnosis/engine.py).
+CONFIDENT = 0.35
 
 
 class Category(StrEnum):

@@ -16,7 +16,7 @@ from agent.diagnosis.baseline import Frame
 from agent.diagnosis.layout import Layout, layout_of
 from agent.diagnosis.lostwork import LostWork, Span, find_lost_work
 from agent.diagnosis.signals import Finding, SpanView, ramp
-from core.diagnosis import DEFAULT_QUESTION, Category, Cause, Diagnosis, Evidence, LostWorkWindow
+from core.diagnosis import CONFIDENT, DEFAULT_QUESTION, Category, Cause, Diagnosis, Evidence, LostWorkWindow
 from core.report import HealthReport
 from core.window import Window
 
@@ -66,14 +66,13 @@ _FALLBACKS: dict[Category, tuple[Category, ...]] = {
 _FALLBACKS[C.HOST_OVERHEAD] = _FALLBACKS[C.COMM_WAIT]
 
 MAX_CONFIDENCE = 0.97
-# Lost work that no cause's signature explains is not pinned on a guess. A cause below SURE (the
-# line under which the answer calls its top cause a guess, agent/answer.py) leaves "none: work
-# was lost, but no cause stands out" up to UNEXPLAINED of confidence, shrinking as the best
-# cause nears SURE. UNEXPLAINED was chosen on the fit and seen splits (evals/split.py), swept
-# 0-0.4 in every source view: 0.3 is the least that ranks `none` first on both recordings of a
+# Lost work that no cause's signature explains is not pinned on a guess. A cause below CONFIDENT
+# (the line under which the answer calls its top cause a guess) leaves "none: work was lost, but
+# no cause stands out" up to UNEXPLAINED of confidence, shrinking as the best cause nears
+# CONFIDENT. UNEXPLAINED was chosen on the fit and seen splits (evals/split.py), swept 0-0.4 in
+# every source view: 0.3 is the least that ranks `none` first on both recordings of a
 # job that fills its cores itself (real-healthy-ra1024-uncapped-rootwrites-*, where more or fewer
 # workers helped nothing); no other incident of those splits changes its top cause.
-SURE = 0.35
 UNEXPLAINED = 0.3
 
 # What each cause is judged by (metric families, any one will do). A window holding none of them
@@ -274,7 +273,7 @@ def diagnose(window: Window, report: HealthReport, question: str | None = None) 
     if lost.spans:
         none_conf = max(
             (1.0 - worst) * (1.0 - 0.9 * ramp(severity, 0.05, 0.2)),
-            UNEXPLAINED * (1.0 - worst / SURE),
+            UNEXPLAINED * (1.0 - worst / CONFIDENT),
         )
         none_summary = (
             "some work was lost, but no cause stands out clearly"
