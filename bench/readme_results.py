@@ -289,12 +289,15 @@ def results_section(run: EvalRun) -> str:
     return "\n".join([RESULTS_MARKS[0], "", note, "", markdown(run, rows), "", RESULTS_MARKS[1]])
 
 
+def _rate(x: float | None) -> str:
+    """A score a run may not have (no incident it applies to): n/a then."""
+    return "n/a" if x is None else f"{x:.2f}"
+
+
 def _figures(s: Summary) -> str:
-    rate = "n/a" if s.restraint is None else f"{s.restraint:.2f}"
-    recall = "n/a" if s.evidence_recall is None else f"{s.evidence_recall:.2f}"
     return (
         f"{s.incidents} | {s.ac1:.2f} | {s.ac3:.2f} | {s.action_match_rate:.2f} | {s.forbidden_actions} | "
-        f"{rate} | {recall}"
+        f"{_rate(s.restraint)} | {_rate(s.evidence_recall)}"
     )
 
 
@@ -374,10 +377,9 @@ def heldout_section(runs: dict[str, EvalRun], blind: dict[str, Summary]) -> str:
         r = runs[view]
         judged = r.judged()
         held_v = _part(r, lambda i, t: split_of(i) == "held-out")
-        rate = "n/a" if r.summary.restraint is None else f"{r.summary.restraint:.2f}"
         lines.append(
             f"| {view} | {r.summary.ac1:.2f} | {judged.ac1:.2f} ({judged.incidents}) | {held_v.ac1:.2f} | "
-            f"{rate} | {r.summary.forbidden_actions} |"
+            f"{_rate(r.summary.restraint)} | {r.summary.forbidden_actions} |"
         )
     lines += ["", HELDOUT_MARKS[1]]
     return "\n".join(lines)
@@ -444,10 +446,6 @@ def _llm_by_split(rules: EvalRun, doc: dict[str, Any]) -> list[str]:
     keep = [(key, label) for key, label in _LLM_SPLITS if key in mine and key in theirs]
     if not keep:
         return []
-
-    def rate(x: float | None) -> str:
-        return "n/a" if x is None else f"{x:.2f}"
-
     out = [
         "",
         "| split | incidents | LLM actions | rules actions | LLM restraint | rules restraint |",
@@ -457,7 +455,7 @@ def _llm_by_split(rules: EvalRun, doc: dict[str, Any]) -> list[str]:
         m, r = mine[key], theirs[key]
         out.append(
             f"| {label} | {m.incidents} | {m.action_match_rate:.2f} | {r.action_match_rate:.2f} | "
-            f"{rate(m.restraint)} | {rate(r.restraint)} |"
+            f"{_rate(m.restraint)} | {_rate(r.restraint)} |"
         )
     return out
 
