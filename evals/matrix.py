@@ -436,6 +436,59 @@ CONDITIONS: tuple[Condition, ...] = (
         fix={"read_ahead_kb": 4096},
         setup={"read_iops": None, "noise": ("memhog",)},
     ),
+    # The sixth held-out round (evals/split.py).
+    _c(
+        "ra112-iops160-w3-mid",
+        "readahead",
+        "iops-160 ra-112 fs workers-3",
+        fault={"read_ahead_kb": 112, "workers": 3},
+        fix={"workers": 3},
+        setup={"read_iops": 160},
+        onset="mid",
+    ),
+    _c(
+        "ra128-bps20-raw",
+        "readahead",
+        "bps-20m ra-128 raw workers-2",
+        setup={"raw": True, "read_iops": None, "read_bps": 20 * 1024 * 1024},
+    ),
+    _c(
+        "starve-w0-p2-memhog",
+        "starvation",
+        "workers-0 preprocess-2 noise-memhog",
+        setup={"noise": ("memhog",)},
+    ),
+    _c(
+        "cont-h4-w1",
+        "contention",
+        "hogs-4 workers-1 preprocess-2",
+        fault={"hogs": 4, "workers": 1},
+        fix={"hogs": 4},
+    ),
+    _c(
+        "wb-ckpt-ra256-i2",
+        "writeback",
+        "writer fs ra-256",
+        fault={"read_ahead_kb": 256},
+        fix={"read_ahead_kb": 256},
+        interval_s=2.0,
+    ),
+    _c("recl-176-mid", "reclaim", "memcg-headroom-176", fault={"mem_headroom_mb": 176}, onset="mid"),
+    _c(
+        "healthy-w4-p2",
+        "starvation",
+        "healthy workers-4 preprocess-2",
+        fault={"workers": 4},
+        fix={"workers": 6},
+    ),
+    _c(
+        "healthy-ra384-uncapped-dirty",
+        "readahead",
+        "healthy uncapped ra-384 fs workers-2 noise-dirty",
+        fault={"read_ahead_kb": 384},
+        fix={"read_ahead_kb": 4096},
+        setup={"read_iops": None, "noise": ("dirty",)},
+    ),
 )
 
 
