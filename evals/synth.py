@@ -118,6 +118,10 @@ def scenario(category: Category, seed: int, *, degraded: bool = False, **overrid
     gpus = rng.choice([0, 1, 1, 2, 4, 4, 8, 8]) if category not in _NEEDS_GPUS else rng.choice([1, 2, 4, 8])
     if category == Category.COMM_WAIT:
         gpus = max(gpus, 2)
+    if category == Category.LOADER_OVERSUBSCRIPTION:
+        # A crowd of workers costs a trainer that computes on a GPU; where it computes on the same
+        # cores the work per sample is the same however it is split (rules_cpu.oversubscribed).
+        gpus = max(gpus, 1)
     if category == Category.HOST_OVERHEAD:
         gpus = rng.choice([1, 1, 2])
     numa = rng.choice([1, 2, 2, 4]) if category != Category.NUMA_REMOTE else rng.choice([2, 2, 4, 8])

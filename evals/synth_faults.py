@@ -249,7 +249,11 @@ def _readahead(c: Ctx, m: Metrics, t: float) -> None:
         m[f"io.{d}.avg_req_kb"] = min(ra, c.dev_req[d]) * c.n(0.92, 0.04)
         m[f"io.{d}.read_iops"] = need / m[f"io.{d}.avg_req_kb"]
         m[f"io.{d}.lat_p99_us"] *= 1.0 + 0.5 * s
-        m["psi.io.some_avg10"] += c.n(8.0 * s, 0.2)
+        # Loaders stalled on the device for most of the time the trainer waits (0.5-1 of it on the
+        # testbed's recordings), read system-wide as a share of the busy cores.
+        readers = sum(j.workers + 1 for j in c.sc.jobs)
+        share = min(1.0, readers / c.sc.cpus)
+        m["psi.io.some_avg10"] += c.n(70.0 * c.lmax * s * share, 0.2)
     else:
         m[f"io.{d}.avg_req_kb"] = min(ra, c.p("req", 768.0, 2048.0)) * c.n(1.0, 0.05)
         kbps = m[f"io.{d}.read_iops"] * c.dev_req[d] * (1.0 + s * c.p("waste", 2.0, 5.0))

@@ -55,6 +55,13 @@ def best(signals: Iterable[Signal]) -> Signal:
     return out
 
 
+def own_threads(v: SpanView) -> int | None:
+    """The jobs' own busy threads: their loader workers plus one main thread each; None when the
+    workers are not known."""
+    total = v.lay.total_workers
+    return None if total is None else total + max(len(v.lay.jobs), 1)
+
+
 @dataclass
 class SpanView:
     """One span's figures; `ref` empty means no healthy stretch exists."""
@@ -90,6 +97,32 @@ class SpanView:
         if x is None:
             lo = max(0, self.span.i0 - self.lead_samples(lead_s))
             x = self._levels[key] = quantile(self.frame.at(name, range(lo, self.span.i1)), q)
+        return x
+
+    def pressure(self, name: str, tau_s: float = 10.0) -> float:
+        """The stall share (%) a PSI average reports for the span, corrected for its lag.
+
+        `psi.*_avg10` is the kernel's exponential average over tau_s = 10 s: it follows
+        d(avg)/dt = (stall - avg) / tau. Over a span of T seconds the mean stall is therefore the
+        mean average plus tau times its rise over T: a pressure that began with the span reads low in
+        its average for the first ten seconds, and this puts that back. Ends are medians of three
+        samples, so one noisy reading does not pass for a rise. NaN when not measured."""
+        key = (name, -1.0, tau_s)
+        x = self._levels.get(key)
+        if x is None:
+            i0, i1 = self.span.i0, self.span.i1
+            values = self.frame.at(name, range(i0, i1))
+            if not values:
+                x = math.nan
+            else:
+                before = self.frame.at(name, range(max(0, i0 - 2), i0 + 1))
+                after = self.frame.at(name, range(max(i0, i1 - 3), i1))
+                t0 = self.frame.ts[max(0, i0 - 1)]
+                length = max(self.frame.ts[i1 - 1] - t0, self.interval_s)
+                rise = quantile(after, 0.5) - quantile(before, 0.5) if before and after else 0.0
+                mean = sum(values) / len(values)
+                x = min(100.0, max(0.0, mean + tau_s * rise / length))
+            self._levels[key] = x
         return x
 
     def base(self, name: str) -> Baseline | None:
