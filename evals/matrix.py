@@ -489,6 +489,63 @@ CONDITIONS: tuple[Condition, ...] = (
         fix={"read_ahead_kb": 4096},
         setup={"read_iops": None, "noise": ("dirty",)},
     ),
+    # The seventh held-out round (evals/split.py).
+    _c(
+        "ra96-iops220",
+        "readahead",
+        "iops-220 ra-96 fs workers-2",
+        fault={"read_ahead_kb": 96},
+        setup={"read_iops": 220},
+    ),
+    _c(
+        "ra160-iops90-raw-mid",
+        "readahead",
+        "iops-90 ra-160 raw workers-2",
+        fault={"read_ahead_kb": 160},
+        setup={"raw": True, "read_iops": 90},
+        onset="mid",
+    ),
+    _c(
+        "ra128-bps28-w3",
+        "readahead",
+        "bps-28m ra-128 fs workers-3",
+        fault={"workers": 3},
+        fix={"workers": 3},
+        setup={"read_iops": None, "read_bps": 28 * 1024 * 1024},
+    ),
+    _c(
+        "starve-w1-p3-rootwrites",
+        "starvation",
+        "workers-1 preprocess-3 noise-rootwrites",
+        fault={"workers": 1},
+        setup={"preprocess": 3, "noise": ("rootwrites",)},
+    ),
+    _c(
+        "cont-h3-p1",
+        "contention",
+        "hogs-3 workers-2 preprocess-1",
+        fault={"hogs": 3},
+        fix={"hogs": 3},
+        setup={"preprocess": 1},
+    ),
+    _c("wb-ckpt-w1", "writeback", "writer fs workers-1", fault={"workers": 1}, fix={"workers": 1}),
+    _c("recl-184", "reclaim", "memcg-headroom-184", fault={"mem_headroom_mb": 184}),
+    _c(
+        "healthy-w5-p1-dirty",
+        "starvation",
+        "healthy workers-5 preprocess-1 noise-dirty",
+        fault={"workers": 5},
+        fix={"workers": 7},
+        setup={"preprocess": 1, "noise": ("dirty",)},
+    ),
+    _c(
+        "healthy-ra192-uncapped-rootwrites",
+        "readahead",
+        "healthy uncapped ra-192 fs workers-2 noise-rootwrites",
+        fault={"read_ahead_kb": 192},
+        fix={"read_ahead_kb": 4096},
+        setup={"read_iops": None, "noise": ("rootwrites",)},
+    ),
 )
 
 
