@@ -52,6 +52,9 @@ def _kept(view: View, name: str) -> bool:
 
 def _knob_kept(view: View, key: str) -> bool:
     primitive, _ = split_knob_key(key)
+    # Without the hook nobody reports the loader's settings. The job itself is still known (NVML's
+    # processes, the operator's --job) and so are its loader workers: the agent counts the main
+    # process's children (agent/jobs.py), hook or not.
     if view == "no-hook":
         return not primitive.startswith(("loader.", "trainer."))
     if view == "no-gpu":
@@ -65,10 +68,6 @@ def seen(incident: Incident, view: View) -> Incident:
         return incident
     samples = [Sample(t=s.t, m={k: v for k, v in s.m.items() if _kept(view, k)}) for s in incident.samples]
     update: dict[str, object] = {"knobs": {k: v for k, v in incident.knobs.items() if _knob_kept(view, k)}}
-    if view == "no-hook":
-        # Without the hook nobody reports the loader's settings; the job itself is still known
-        # (NVML's processes, the operator's --job).
-        update["jobs"] = [j.model_copy(update={"loader_workers": None}) for j in incident.jobs]
     if view == "no-gpu":
         update["host"] = incident.host.model_copy(update={"gpus": 0, "gpu_model": None})
     out = incident.model_copy(update=update)

@@ -63,7 +63,9 @@ def test_each_view_drops_only_its_source() -> None:
     kept = {k for s in no_hook.samples for k in s.m}
     assert not any(k.startswith("trainer.") for k in kept)
     assert kept == {n for n in names if not n.startswith("trainer.")}
-    assert all(j.loader_workers is None for j in no_hook.jobs)
+    # The loader's settings go with the hook; its worker processes are still counted (agent/jobs.py).
+    assert [j.loader_workers for j in no_hook.jobs] == [j.loader_workers for j in inc.jobs]
+    assert all(j.loader_workers is not None for j in no_hook.jobs)
     assert not any(k.startswith("loader.") for k in no_hook.knobs)
     no_bpf = {k for s in seen(inc, "no-bpf").samples for k in s.m}
     assert not any("lat_p99_us" in k or "runq_lat" in k for k in no_bpf)

@@ -224,13 +224,19 @@ def io_explains_wait(v: SpanView) -> float:
     System-wide pressure is the stalled share of the busy CPUs: loaders stalled on a few CPUs of
     a large host read as a small share. So the bounds scale with the job's readers (its workers
     and main threads) against the cores, where both are known; unknown workers keep the bounds
-    a tenth as high. 1 when the pressure or the data wait is not measured."""
+    a tenth as high.
+
+    Without the trainer's data wait (no hook), the GPUs' fall in utilization stands for it; with
+    neither, the wait is taken as the whole span, the most it can be, so the share is at its
+    least. 1 when the pressure is not measured or the job barely waits."""
     if not v.frame.has("psi.io.some_avg10"):
         return 1.0
     waits = [_mean(v.frame.at(n, v.span.idx)) for _, n in v.job_names("trainer.<job>.data_wait_frac")]
     waits = [w for w in waits if w == w]
+    if not waits:
+        waits = [v.util_drop() if v.lay.gpus else 1.0]
     psi = v.pressure("psi.io.some_avg10")
-    if not waits or psi != psi or max(waits) < 0.1:
+    if psi != psi or max(waits) < 0.1:
         return 1.0
     readers = own_threads(v)
     scale = min(1.0, readers / max(v.lay.cpus, 1)) if readers is not None else 0.1
