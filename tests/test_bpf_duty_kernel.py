@@ -164,8 +164,9 @@ def bpftrace(dev: int) -> Iterator[tuple[dict[str, dict[int, Log2Hist]], dict[in
         assert "attached_probes" in first, first
         yield out, done
         proc.send_signal(signal.SIGINT)
-        # Printing thousands of histograms takes bpftrace a while on a busy host.
-        text, _ = proc.communicate(timeout=120)
+        # Printing thousands of histograms takes bpftrace a while on a busy host (once, in a full
+        # run of the suite, more than 120 s).
+        text, _ = proc.communicate(timeout=300)
         for line in text.splitlines():
             msg = json.loads(line) if line.strip() else {}
             if msg.get("type") == "map" and "@done" in msg["data"]:
