@@ -42,6 +42,7 @@ BLIND_ROUNDS = (
     ("round 3", "cda9249", "bench/results/eval-heldout-round3.json"),
     ("round 4", "10e1a18", "bench/results/eval-heldout-round4.json"),
     ("round 5", "c1aab5a", "bench/results/eval-heldout-round5.json"),
+    ("round 6", "16e332e", "bench/results/eval-heldout-round6.json"),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -107,9 +107,11 @@ def test_a_view_without_the_cause_figures_marks_it_not_judged(small_suite: Path)
     run = evaluate([small_suite], _rules, view="no-hook")
     assert run.view == "no-hook"
     for r in run.results:
-        assert (
-            "dataloader_starvation" in r.replay.not_judged or "loader_oversubscription" in r.replay.not_judged
-        )
+        # The worker count stays (the agent counts the job's processes); a CPU-only testbed
+        # recording has no trainer figure and no GPU to show whether the trainer waited for data.
+        assert "loader_oversubscription" not in r.replay.not_judged
+        if r.replay.id.startswith("real-"):
+            assert "dataloader_starvation" in r.replay.not_judged, r.replay.id
     judged = run.judged()
     assert judged.incidents <= run.summary.incidents
 
