@@ -36,6 +36,11 @@ def median(values: Sequence[float]) -> float:
     return quantile(values, 0.5)
 
 
+def mean(values: Sequence[float]) -> float:
+    """Mean of already-clean values; NaN when empty."""
+    return sum(values) / len(values) if values else NAN
+
+
 def mad(values: Sequence[float], center: float | None = None) -> float:
     if not values:
         return NAN

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent.diagnosis import rules_cpu, rules_gpu, rules_io
-from agent.diagnosis.baseline import Frame
+from agent.diagnosis.baseline import Frame, mean
 from agent.diagnosis.layout import Layout, layout_of
 from agent.diagnosis.lostwork import LostWork, Span, find_lost_work
 from agent.diagnosis.signals import Finding, SpanView, ramp
@@ -175,11 +175,10 @@ def _kpi_evidence(lost: LostWork, frame: Frame) -> list[Evidence]:
         vals = frame.at(k.metric, range(len(frame)))
         if not vals:
             continue
-        mean = sum(vals) / len(vals)
         out.append(
             Evidence(
                 metric=k.metric,
-                observed=mean,
+                observed=mean(vals),
                 baseline=None,
                 threshold=None,
                 rule=f"{k.label} over the window: no span of lost work",

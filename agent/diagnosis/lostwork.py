@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.diagnosis.baseline import NAN, Baseline, Frame, clean, quantile, step_noise
+from agent.diagnosis.baseline import NAN, Baseline, Frame, clean, mean, quantile, step_noise
 from agent.diagnosis.layout import Layout
 
 # A busy training GPU runs kernels most of the time; below this the GPU is idling.
@@ -74,10 +74,6 @@ def _across(frame: Frame, names: list[str], pick: Callable[[list[float]], float]
     return out
 
 
-def _mean(xs: list[float]) -> float:
-    return sum(xs) / len(xs)
-
-
 def _majority(flags: list[bool]) -> list[bool]:
     """Two of three neighbours (a median of three on the flags): one odd sample neither
     opens nor splits a span."""
@@ -119,7 +115,7 @@ def kpis(frame: Frame, lay: Layout) -> list[Kpi]:
     out: list[Kpi] = []
     util_names = [f"gpu.{g}.util_pct" for g in lay.gpus if frame.has(f"gpu.{g}.util_pct")]
     if util_names:
-        util = _across(frame, util_names, _mean)
+        util = _across(frame, util_names, mean)
         out.append(_higher_better("GPU utilization", util_names[0], util, 0.10, BUSY_UTIL_PCT))
         ratios = {g: r for g in lay.gpus if (r := _clock_ratio(frame, g)) is not None}
         if ratios:
@@ -129,7 +125,7 @@ def kpis(frame: Frame, lay: Layout) -> list[Kpi]:
             out.append(_higher_better("SM clock", f"gpu.{first}.sm_clock_mhz", clock, 0.08, 0.95))
     elif any(frame.has(f"gpu.{g}.power_w") for g in lay.gpus):
         names = [f"gpu.{g}.power_w" for g in lay.gpus if frame.has(f"gpu.{g}.power_w")]
-        out.append(_higher_better("GPU power", names[0], _across(frame, names, _mean), 0.2, 0.0))
+        out.append(_higher_better("GPU power", names[0], _across(frame, names, mean), 0.2, 0.0))
     for job in lay.jobs:
         dw = frame.column(f"trainer.{job}.data_wait_frac")
         if dw is not None:

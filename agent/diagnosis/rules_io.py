@@ -11,6 +11,7 @@ their request sizes are its consequence, not a cause of their own).
 
 from __future__ import annotations
 
+from agent.diagnosis.baseline import mean
 from agent.diagnosis.fmt import fmt
 from agent.diagnosis.signals import Finding, Signal, SpanView, best, gather, own_threads, ramp
 from core.diagnosis import Evidence
@@ -231,7 +232,7 @@ def io_explains_wait(v: SpanView) -> float:
     least. 1 when the pressure is not measured or the job barely waits."""
     if not v.frame.has("psi.io.some_avg10"):
         return 1.0
-    waits = [_mean(v.frame.at(n, v.span.idx)) for _, n in v.job_names("trainer.<job>.data_wait_frac")]
+    waits = [mean(v.frame.at(n, v.span.idx)) for _, n in v.job_names("trainer.<job>.data_wait_frac")]
     waits = [w for w in waits if w == w]
     if not waits:
         waits = [v.util_drop() if v.lay.gpus else 1.0]
@@ -242,10 +243,6 @@ def io_explains_wait(v: SpanView) -> float:
     scale = min(1.0, readers / max(v.lay.cpus, 1)) if readers is not None else 0.1
     lo, hi = IO_SHARE_OF_WAIT
     return ramp(psi / 100.0 / max(waits), lo * scale, hi * scale)
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else float("nan")
 
 
 def readahead_mismatch(v: SpanView) -> Finding:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from agent.diagnosis.baseline import Baseline, Frame, baseline, baseline_stride, quantile
+from agent.diagnosis.baseline import Baseline, Frame, baseline, baseline_stride, mean, median, quantile
 from agent.diagnosis.correlate import onset, timing_weight
 from agent.diagnosis.fmt import fmt
 from agent.diagnosis.layout import Layout
@@ -23,6 +23,8 @@ from core.diagnosis import Evidence
 from core.report import HealthReport
 
 EPS = 1e-9
+# The time constant of the kernel's psi.*_avg10 averages (SpanView.pressure).
+PSI_TAU_S = 10.0
 T = TypeVar("T")
 
 
@@ -99,31 +101,26 @@ class SpanView:
             x = self._levels[key] = quantile(self.frame.at(name, range(lo, self.span.i1)), q)
         return x
 
-    def pressure(self, name: str, tau_s: float = 10.0) -> float:
+    def pressure(self, name: str) -> float:
         """The stall share (%) a PSI average reports for the span, corrected for its lag.
 
-        `psi.*_avg10` is the kernel's exponential average over tau_s = 10 s: it follows
+        `psi.*_avg10` is the kernel's exponential average over PSI_TAU_S = 10 s: it follows
         d(avg)/dt = (stall - avg) / tau. Over a span of T seconds the mean stall is therefore the
         mean average plus tau times its rise over T: a pressure that began with the span reads low in
         its average for the first ten seconds, and this puts that back. Ends are medians of three
         samples, so one noisy reading does not pass for a rise. NaN when not measured."""
-        key = (name, -1.0, tau_s)
-        x = self._levels.get(key)
-        if x is None:
-            i0, i1 = self.span.i0, self.span.i1
-            values = self.frame.at(name, range(i0, i1))
-            if not values:
-                x = math.nan
-            else:
-                before = self.frame.at(name, range(max(0, i0 - 2), i0 + 1))
-                after = self.frame.at(name, range(max(i0, i1 - 3), i1))
-                t0 = self.frame.ts[max(0, i0 - 1)]
-                length = max(self.frame.ts[i1 - 1] - t0, self.interval_s)
-                rise = quantile(after, 0.5) - quantile(before, 0.5) if before and after else 0.0
-                mean = sum(values) / len(values)
-                x = min(100.0, max(0.0, mean + tau_s * rise / length))
-            self._levels[key] = x
-        return x
+        return self.memo(("pressure", name), lambda: self._pressure(name))
+
+    def _pressure(self, name: str) -> float:
+        i0, i1 = self.span.i0, self.span.i1
+        values = self.frame.at(name, range(i0, i1))
+        if not values:
+            return math.nan
+        before = self.frame.at(name, range(max(0, i0 - 2), i0 + 1))
+        after = self.frame.at(name, range(max(i0, i1 - 3), i1))
+        length = max(self.frame.ts[i1 - 1] - self.frame.ts[max(0, i0 - 1)], self.interval_s)
+        rise = median(after) - median(before) if before and after else 0.0
+        return min(100.0, max(0.0, mean(values) + PSI_TAU_S * rise / length))
 
     def base(self, name: str) -> Baseline | None:
         """Median and MAD over the healthy past; shared by every span of one diagnosis."""
