@@ -546,6 +546,60 @@ CONDITIONS: tuple[Condition, ...] = (
         fix={"read_ahead_kb": 4096},
         setup={"read_iops": None, "noise": ("rootwrites",)},
     ),
+    # The eighth held-out round (evals/split.py).
+    _c(
+        "ra64-iops150-w1",
+        "readahead",
+        "iops-150 ra-64 fs workers-1",
+        fault={"read_ahead_kb": 64, "workers": 1},
+        fix={"workers": 1},
+        setup={"read_iops": 150},
+    ),
+    _c(
+        "ra128-bps24-raw-i2",
+        "readahead",
+        "bps-24m ra-128 raw workers-2",
+        setup={"raw": True, "read_iops": None, "read_bps": 24 * 1024 * 1024},
+        interval_s=2.0,
+    ),
+    _c(
+        "starve-w1-p2-hog",
+        "starvation",
+        "workers-1 preprocess-2 noise-hog-elsewhere",
+        fault={"workers": 1},
+        setup={"noise": ("hog-elsewhere",)},
+    ),
+    _c(
+        "cont-h2-w3",
+        "contention",
+        "hogs-2 workers-3 preprocess-2",
+        fault={"hogs": 2, "workers": 3},
+        fix={"hogs": 2},
+    ),
+    _c(
+        "wb-ckpt-ra192",
+        "writeback",
+        "writer fs ra-192",
+        fault={"read_ahead_kb": 192},
+        fix={"read_ahead_kb": 192},
+    ),
+    _c("recl-200-mid", "reclaim", "memcg-headroom-200", fault={"mem_headroom_mb": 200}, onset="mid"),
+    _c(
+        "healthy-w3-p1-hog",
+        "starvation",
+        "healthy workers-3 preprocess-1 noise-hog-elsewhere",
+        fault={"workers": 3},
+        fix={"workers": 4},
+        setup={"preprocess": 1, "noise": ("hog-elsewhere",)},
+    ),
+    _c(
+        "healthy-ra768-uncapped-dirty",
+        "readahead",
+        "healthy uncapped ra-768 fs workers-2 noise-dirty",
+        fault={"read_ahead_kb": 768},
+        fix={"read_ahead_kb": 4096},
+        setup={"read_iops": None, "noise": ("dirty",)},
+    ),
 )
 
 
