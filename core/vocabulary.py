@@ -28,6 +28,8 @@ class MetricDef:
     subsystem: str
     agg: Agg
     meaning: str
+    # Not in spec/incident-v1.md: an idletune addition a recorder of the spec's names lacks.
+    extension: bool = False
 
     @property
     def family(self) -> str:
@@ -42,6 +44,12 @@ def _family(template: str) -> str:
 
 
 _D = MetricDef
+
+
+def _X(template: str, unit: str, subsystem: str, agg: Agg, meaning: str) -> MetricDef:
+    return MetricDef(template, unit, subsystem, agg, meaning, extension=True)
+
+
 METRICS: tuple[MetricDef, ...] = (
     _D("gpu.<i>.util_pct", "%", "gpu", Agg.MEAN, "share of time a kernel ran"),
     _D("gpu.<i>.sm_clock_mhz", "MHz", "gpu", Agg.MEAN, "current SM clock"),
@@ -87,20 +95,20 @@ METRICS: tuple[MetricDef, ...] = (
     # can tell without eBPF (reclaim scans, dirty limits, device busy time), so a host
     # without eBPF still shows its memory and disk state. The recorder writes them like
     # any known name; an incident without them replays exactly as before.
-    _D("mem.pgscan_direct_per_s", "1/s", "mem", Agg.MEAN, "pages scanned by direct reclaim"),
-    _D("mem.pgscan_kswapd_per_s", "1/s", "mem", Agg.MEAN, "pages scanned by kswapd"),
-    _D("mem.allocstall_per_s", "1/s", "mem", Agg.MEAN, "allocations that entered direct reclaim"),
+    _X("mem.pgscan_direct_per_s", "1/s", "mem", Agg.MEAN, "pages scanned by direct reclaim"),
+    _X("mem.pgscan_kswapd_per_s", "1/s", "mem", Agg.MEAN, "pages scanned by kswapd"),
+    _X("mem.allocstall_per_s", "1/s", "mem", Agg.MEAN, "allocations that entered direct reclaim"),
     # eBPF, not procfs: /proc/vmstat leaves cgroup reclaim out, so this is its only sign.
-    _D("mem.memcg_reclaim_ms_per_s", "ms/s", "mem", Agg.MEAN, "time in memory-cgroup limit reclaim"),
-    _D("mem.major_faults_per_s", "1/s", "mem", Agg.MEAN, "page faults that needed I/O"),
-    _D("mem.refaults_per_s", "1/s", "mem", Agg.MEAN, "evicted pages read back (workingset refaults)"),
-    _D("mem.dirty_threshold_mib", "MiB", "mem", Agg.LAST, "dirty level at which writers are throttled"),
-    _D("mem.dirty_bg_threshold_mib", "MiB", "mem", Agg.LAST, "dirty level that starts background writeback"),
-    _D("cpu.iowait_pct", "%", "cpu", Agg.MEAN, "host CPU share idle while I/O was outstanding"),
-    _D("sched.procs_running", "tasks", "sched", Agg.MEAN, "runnable tasks"),
-    _D("sched.procs_blocked", "tasks", "sched", Agg.MEAN, "tasks blocked on I/O"),
-    _D("io.<dev>.util_pct", "%", "io", Agg.MEAN, "share of time the device had requests in flight"),
-    _D("io.<dev>.await_ms", "ms", "io", Agg.MEAN, "mean time a request spent queued and serviced"),
+    _X("mem.memcg_reclaim_ms_per_s", "ms/s", "mem", Agg.MEAN, "time in memory-cgroup limit reclaim"),
+    _X("mem.major_faults_per_s", "1/s", "mem", Agg.MEAN, "page faults that needed I/O"),
+    _X("mem.refaults_per_s", "1/s", "mem", Agg.MEAN, "evicted pages read back (workingset refaults)"),
+    _X("mem.dirty_threshold_mib", "MiB", "mem", Agg.LAST, "dirty level at which writers are throttled"),
+    _X("mem.dirty_bg_threshold_mib", "MiB", "mem", Agg.LAST, "dirty level that starts background writeback"),
+    _X("cpu.iowait_pct", "%", "cpu", Agg.MEAN, "host CPU share idle while I/O was outstanding"),
+    _X("sched.procs_running", "tasks", "sched", Agg.MEAN, "runnable tasks"),
+    _X("sched.procs_blocked", "tasks", "sched", Agg.MEAN, "tasks blocked on I/O"),
+    _X("io.<dev>.util_pct", "%", "io", Agg.MEAN, "share of time the device had requests in flight"),
+    _X("io.<dev>.await_ms", "ms", "io", Agg.MEAN, "mean time a request spent queued and serviced"),
 )
 
 _PLACEHOLDER = {"<i>": r"(?P<gpu>\d+)", "<dev>": r"(?P<dev>[^.\s]+)", "<job>": r"(?P<job>[^\s]+?)"}

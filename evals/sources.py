@@ -1,9 +1,13 @@
 """Incidents seen through fewer sources: what a host without the trainer hook, without eBPF or without
-GPUs would have recorded of the same moment.
+GPUs would have recorded of the same moment, and what a recorder that writes only the spec's names
+would have kept.
 
 Real hosts often lack a source: a job not wrapped by the hook, a kernel or container without
 eBPF, a host whose NVML is missing. Each view drops what that source alone measures (metrics,
-knobs, job details), so every incident can also be scored as such a host would see it.
+knobs, job details), so every incident can also be scored as such a host would see it. Recordings
+made by another tool carry the vocabulary of spec/incident-v1.md and none of idletune's additions
+(runnable tasks, refaults, reclaim scans, device busy time: core/vocabulary.py's extensions); the
+spec-only view scores every incident as such a recording.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from core.knob import split_knob_key
 from core.sample import Sample
 from core.vocabulary import parse
 
-View = Literal["all", "no-hook", "no-bpf", "no-gpu"]
-VIEWS: tuple[View, ...] = ("all", "no-hook", "no-bpf", "no-gpu")
+View = Literal["all", "no-hook", "no-bpf", "no-gpu", "spec-only"]
+VIEWS: tuple[View, ...] = ("all", "no-hook", "no-bpf", "no-gpu", "spec-only")
 
 # Families only the eBPF collectors measure (agent/sources/bpf_convert.py); procfs gives the rest
 # (diskstats: request counts, sizes, busy time and await; vmstat, meminfo, PSI, /proc/stat).
@@ -47,6 +51,8 @@ def _kept(view: View, name: str) -> bool:
         return family not in BPF_ONLY
     if view == "no-gpu":
         return not family.startswith("gpu.")
+    if view == "spec-only":
+        return not p.definition.extension
     return True
 
 

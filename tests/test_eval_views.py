@@ -82,6 +82,47 @@ def test_no_gpu_view_has_no_gpu_anything() -> None:
     assert not any(k.startswith("gpu.") for k in out.knobs)
 
 
+# The metric table of spec/incident-v1.md, copied as test_primitives_catalog copies its catalogue ids.
+SPEC_METRICS = {
+    *(f"gpu.<i>.{m}" for m in ("util_pct", "sm_clock_mhz", "sm_clock_max_mhz", "power_w", "power_limit_w")),
+    *(f"gpu.<i>.{m}" for m in ("clock_event_reasons", "temp_c", "pcie_rx_kbps", "pcie_tx_kbps")),
+    "gpu.<i>.mem_used_mib",
+    *(f"trainer.<job>.{m}" for m in ("step_time_ms", "data_wait_frac", "samples_per_s")),
+    *(f"io.<dev>.{m}" for m in ("lat_p50_us", "lat_p99_us", "read_iops", "write_iops", "read_kbps")),
+    *(f"io.<dev>.{m}" for m in ("write_kbps", "avg_req_kb")),
+    "sched.runq_lat_p99_us",
+    "sched.<job>.runq_lat_p99_us",
+    "sched.<job>.offcpu_frac",
+    "sched.ctx_switches_per_s",
+    "sched.migrations_per_s",
+    "cpu.util_pct",
+    *(f"mem.{m}" for m in ("direct_reclaim_ms_per_s", "kswapd_wakeups_per_s", "dirty_mib", "writeback_mib")),
+    *(f"mem.{m}" for m in ("dirty_throttle_ms_per_s", "pagecache_miss_per_s", "available_mib")),
+    "numa.remote_frac",
+    *(f"psi.{m}" for m in ("cpu.some_avg10", "io.some_avg10", "io.full_avg10", "mem.some_avg10")),
+    "psi.mem.full_avg10",
+}
+
+
+def test_spec_only_view_keeps_the_spec_names_alone() -> None:
+    """A recorder of the spec's names has none of idletune's additions (runnable tasks, refaults,
+    cgroup reclaim, device busy time), and every spec name."""
+    from core.vocabulary import METRICS, parse
+
+    assert {d.template for d in METRICS if not d.extension} == SPEC_METRICS
+    inc = load_incident(BUNDLED / "real-recl-160-1")
+    names = {k for s in inc.samples for k in s.m}
+    assert {"sched.procs_running", "mem.refaults_per_s", "mem.memcg_reclaim_ms_per_s"} <= names
+    out = seen(inc, "spec-only")
+    kept = {k for s in out.samples for k in s.m}
+    assert kept and kept < names
+    for k in names:
+        p = parse(k)
+        assert p is not None
+        assert (k in kept) == (p.definition.template in SPEC_METRICS), k
+    assert out.knobs == inc.knobs and out.jobs == inc.jobs
+
+
 def test_bpf_only_families_are_in_the_vocabulary() -> None:
     from core.vocabulary import METRICS
 
@@ -125,7 +166,7 @@ def test_eval_cli_sources_and_splits(small_suite: Path) -> None:
     assert table.exit_code == 0 and "held-out: 1 incidents" in table.output
     bad = CliRunner().invoke(_app(), ["eval", str(small_suite), "--sources", "no-disk"])
     assert bad.exit_code == 2
-    assert set(VIEWS) == {"all", "no-hook", "no-bpf", "no-gpu"}
+    assert set(VIEWS) == {"all", "no-hook", "no-bpf", "no-gpu", "spec-only"}
 
 
 def test_matrix_labels_come_from_the_counterfactual() -> None:

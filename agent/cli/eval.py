@@ -40,6 +40,7 @@ class SourceView(StrEnum):
     NO_HOOK = "no-hook"
     NO_BPF = "no-bpf"
     NO_GPU = "no-gpu"
+    SPEC_ONLY = "spec-only"
 
 
 def proposer_factory(kind: ProposerKind) -> Callable[[], Proposer]:
@@ -169,7 +170,8 @@ def eval_command(
         SourceView,
         typer.Option(
             "--sources",
-            help="score as a host without a source would see it: no-hook, no-bpf (procfs only), no-gpu",
+            help="score as a host without a source would see it: no-hook, no-bpf (procfs only), no-gpu; "
+            "or as a recorder of the spec's names only: spec-only",
             case_sensitive=False,
         ),
     ] = SourceView.ALL,
