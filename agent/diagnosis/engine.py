@@ -133,7 +133,8 @@ def _score_spans(views: list[SpanView]) -> dict[Category, Finding]:
             if f.score > 0:
                 cited = {e.metric for e in f.evidence}
                 f.evidence += [e for e in symptoms if e.metric not in cited]
-            if cat not in out or f.score > out[cat].score:
+            # The strongest span speaks for the cause; one that can judge it beats one that cannot.
+            if cat not in out or (f.judged, f.score) > (out[cat].judged, out[cat].score):
                 out[cat] = f
     return out
 
@@ -259,11 +260,13 @@ def diagnose(window: Window, report: HealthReport, question: str | None = None) 
             evidence=f.evidence if f.score > 0 else [],
             target=f.target,
         )
-        if _judged(cat, lay)
+        if _judged(cat, lay) and f.judged
         else Cause(
             category=cat,
             confidence=0.0,
-            summary="not judged: the window holds none of " + ", ".join(JUDGED_BY.get(cat, ("its figures",))),
+            summary=f.summary
+            if _judged(cat, lay)
+            else "not judged: the window holds none of " + ", ".join(JUDGED_BY.get(cat, ("its figures",))),
             judged=False,
         )
         for cat, f in found.items()

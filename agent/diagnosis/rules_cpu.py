@@ -10,6 +10,8 @@ runs few workers.
 
 from __future__ import annotations
 
+import math
+
 from agent.diagnosis.fmt import fmt
 from agent.diagnosis.rules_io import writeback_surge
 from agent.diagnosis.signals import Finding, Signal, SpanView, best, gather, own_threads, ramp
@@ -170,6 +172,19 @@ def cpu_contention(v: SpanView) -> Finding:
     if max(runq.score, psi.score) <= 0.0:
         # A busy CPU that still schedules the trainer promptly is not a cause.
         return Finding.none_found("the CPU may be busy but run-queue latency and CPU pressure stayed normal")
+    others = others_running(v)
+    demand = own_demand(v)
+    if others is None and demand is not None and demand >= v.lay.cpus and not v.lost.ref:
+        # A job whose own threads can keep every core busy saturates the CPU, backs up its run queue
+        # and raises CPU pressure by itself. Whether someone else's work takes a share shows only in
+        # a count of runnable tasks beside the job's own, or as a rise over a healthy stretch;
+        # without either (a recorder of the spec's names alone, a chronic window) the window cannot
+        # tell contention from a job bound by its own CPU.
+        return Finding.not_judged(
+            f"the job's own threads ({v.lay.total_workers} loader workers and its main thread) can keep "
+            f"all {v.lay.cpus} cores busy, and the window counts no runnable tasks beside them and holds "
+            "no healthy stretch to compare with: whose work fills the CPU cannot be told"
+        )
     rise = v.up("cpu.util_pct", (1.2, 1.8), (80.0, 95.0), "host CPU busy share")
     over = oversubscribed(v)
     score = 0.25 * sat.score + 0.3 * runq.score + 0.3 * psi.score + 0.15 * rise.score
@@ -186,7 +201,6 @@ def cpu_contention(v: SpanView) -> Finding:
     # Someone else's work: where runnable tasks are counted, more of them than the jobs' own
     # threads (their loader workers and main threads) compete for the cores. The recording agent
     # and a job's helper threads (pin-memory, the hook) make about one runnable task of their own.
-    others = others_running(v)
     if others is not None:
         score *= ramp(others, 1.0, 2.0)
     return Finding(
@@ -195,6 +209,20 @@ def cpu_contention(v: SpanView) -> Finding:
         gather(runq, psi, sat, rise, ctx),
         weight=max(runq.weight, psi.weight),
     )
+
+
+def own_demand(v: SpanView) -> float | None:
+    """The cores the jobs' own threads could keep busy: every loader worker, and each main thread
+    for the share of time it was not asleep (its off-CPU share, where measured; else all of it);
+    None when the workers are not known."""
+    total = v.lay.total_workers
+    if total is None:
+        return None
+    main = 0.0
+    for j in v.lay.jobs or [""]:
+        off = v.level(f"sched.{j}.offcpu_frac") if j and v.frame.has(f"sched.{j}.offcpu_frac") else math.nan
+        main += 1.0 - off if off == off else 1.0
+    return total + main
 
 
 def others_running(v: SpanView) -> float | None:

@@ -11,7 +11,9 @@ their request sizes are its consequence, not a cause of their own).
 
 from __future__ import annotations
 
-from agent.diagnosis.baseline import mean
+import math
+
+from agent.diagnosis.baseline import mean, median
 from agent.diagnosis.fmt import fmt
 from agent.diagnosis.signals import Finding, Signal, SpanView, best, gather, own_threads, ramp
 from core.diagnosis import Evidence
@@ -390,27 +392,44 @@ def thrashing(v: SpanView) -> Signal:
     memory) evicts the data set before it is used again, so every pass reads it from
     the device anew. Refaults are counted for cgroup reclaim too, where the global
     scan counters and pressure may stay quiet. The share of refaults among page-cache
-    insertions is dimensionless, so it means the same on any host.
+    insertions is dimensionless, so it means the same on any host. Where refaults are not
+    counted (a recorder of the spec's names only), reclaim running in step with the reads
+    stands in for them: see _reclaim_in_step.
     """
     return v.memo(("thrashing", ""), lambda: _thrashing(v))
 
 
-def _thrashing(v: SpanView) -> Signal:
-    rf, ins = "mem.refaults_per_s", "mem.pagecache_miss_per_s"
-    if not v.frame.has(rf):
-        return Signal.zero()
-    refaults = v.level(rf)
+def _insertions(v: SpanView) -> list[float] | None:
+    """Pages entering the page cache per second, per sample of the frame; None when unknown."""
+    col = v.frame.column("mem.pagecache_miss_per_s")
+    if col is not None:
+        return col
+    # Without the eBPF count of insertions, the pages read from the busiest device stand in
+    # for them (diskstats, 4 KiB pages): a lower bound, as reads that bypass the cache count
+    # too, and the busiest device only, as a loop device and its backing disk both count a read.
+    # The same stands in for the span's level in _inserted.
+    cols = [c for c in (v.frame.column(n) for _, n in v.dev_names("io.<dev>.read_kbps")) if c is not None]
+    if not cols:
+        return None
+    return [max((x for x in row if x == x), default=math.nan) / 4.0 for row in zip(*cols, strict=True)]
+
+
+def _inserted(v: SpanView) -> float:
+    """Pages entering the page cache per second over the span; NaN when unknown."""
+    ins = "mem.pagecache_miss_per_s"
     if v.frame.has(ins):
-        inserted = v.level(ins)
-    else:
-        # Without the eBPF count of insertions, the pages read from the busiest device stand in
-        # for them (diskstats, 4 KiB pages): a lower bound, as reads that bypass the cache count
-        # too, and the busiest device only, as a loop device and its backing disk both count a read.
-        reads = [v.level(n) for _, n in v.dev_names("io.<dev>.read_kbps")]
-        reads = [r for r in reads if r == r]
-        if not reads:
-            return Signal.zero()
-        inserted = max(reads) / 4.0
+        return v.level(ins)
+    reads = [v.level(n) for _, n in v.dev_names("io.<dev>.read_kbps")]
+    reads = [r for r in reads if r == r]
+    return max(reads) / 4.0 if reads else math.nan
+
+
+def _thrashing(v: SpanView) -> Signal:
+    rf = "mem.refaults_per_s"
+    inserted = _inserted(v)
+    if not v.frame.has(rf):
+        return _reclaim_in_step(v, inserted)
+    refaults = v.level(rf)
     if not (refaults == refaults and inserted == inserted) or inserted <= 0.0:
         return Signal.zero()
     share = min(refaults / inserted, 1.0)
@@ -428,6 +447,55 @@ def _thrashing(v: SpanView) -> Signal:
         t_start=v.span.t_start,
     )
     return Signal(score, [ev])
+
+
+# Direct reclaim is an event, not a level: a healthy host spends no time in it at all (0 ms/s in
+# every interval of every healthy and non-reclaim recording of the matrix). A tenth of a millisecond
+# per second is the least taken to say it ran in an interval, above rounding in any recorder.
+RECLAIM_TICK_MS = 0.1
+# Without counted refaults the thrashing is inferred, not seen: it stays below a counted one.
+INFERRED_THRASH = 0.8
+# An interval fills the page cache from this many pages a second: the rate below which refaults
+# say nothing either (a few hundred pages a second is noise on any host).
+READING_PAGES = 50.0
+
+
+def _reclaim_in_step(v: SpanView, inserted: float) -> Signal:
+    """Direct reclaim in most of the span's intervals that fill the page cache.
+
+    A cache too small for the data read is reclaimed as fast as the readers fill it: an
+    interval that inserts pages also reclaims some (the pages a cgroup's limit or a short host
+    makes room for), however cheap each pass is. Only reading intervals count: a stretch served
+    from the cache reclaims nothing, and a first pass fills the cache before reclaim begins.
+    Reclaim in a few of them, or a cache that takes in only a few hundred pages a second, says
+    nothing of the kind."""
+    name = "mem.direct_reclaim_ms_per_s"
+    col, ins = v.frame.column(name), _insertions(v)
+    if col is None or ins is None or inserted != inserted:
+        return Signal.zero()
+    reading = [col[i] for i in v.span.idx if ins[i] >= READING_PAGES and col[i] == col[i]]
+    if len(reading) < 3:
+        return Signal.zero()
+    ran = sum(x > RECLAIM_TICK_MS for x in reading) / len(reading)
+    score = INFERRED_THRASH * ramp(ran, 0.4, 0.8) * ramp(inserted, 50.0, 500.0)
+    if score <= 0.0:
+        return Signal.zero()
+    b = v.base(name)
+    typical = median(reading)
+    return Signal(
+        score,
+        [
+            Evidence(
+                metric=name,
+                observed=typical,
+                baseline=b.median if b is not None else None,
+                threshold=RECLAIM_TICK_MS,
+                rule=f"direct reclaim ran in {fmt(100 * ran)}% of the intervals that read "
+                f"({fmt(typical)} ms/s) while {fmt(inserted)} pages/s entered the page cache",
+                t_start=v.span.t_start,
+            )
+        ],
+    )
 
 
 def memory_reclaim(v: SpanView) -> Finding:
@@ -460,8 +528,12 @@ def memory_reclaim(v: SpanView) -> Finding:
         return Finding.none_found("no direct reclaim or memory pressure overlapped the lost work")
     words = "tasks stalled under memory pressure"
     if evicted >= score and evicted > 0:
+        counted = any(e.metric == "mem.refaults_per_s" for e in thrash.evidence)
         words = (
             "the page cache is too small for the data read: reclaim evicts it and every pass reads it again"
+            if counted
+            else "reclaim runs in step with the reads: the page cache is likely too small for the data "
+            "read, so reclaim evicts it and every pass reads it again"
         )
         if memcg.score > 0 and kswapd.score <= 0:
             words += " (a memory cgroup's limit, not the host, is what is short)"

@@ -315,10 +315,15 @@ class Finding:
     evidence: list[Evidence] = field(default_factory=list)
     target: str | None = None
     weight: float = 1.0  # timing weight of its leading signal
+    judged: bool = True  # False: the span's figures cannot tell this cause (summary says why)
 
     @staticmethod
     def none_found(summary: str) -> Finding:
         return Finding(0.0, summary)
+
+    @staticmethod
+    def not_judged(summary: str) -> Finding:
+        return Finding(0.0, "not judged: " + summary, judged=False)
 
 
 def gather(*signals: Signal) -> list[Evidence]:
