@@ -118,8 +118,7 @@ HELD_OUT_7: frozenset[str] = frozenset(
 )
 
 # The eighth round, written down after the seventh was scored (once, at 97bc741; figures in
-# bench/results/eval-heldout-round7.json) and before the engine was tuned on it. It joins ROUNDS
-# once recorded.
+# bench/results/eval-heldout-round7.json) and before the engine was tuned on it.
 HELD_OUT_8: frozenset[str] = frozenset(
     {
         "ra64-iops150-w1",
@@ -141,6 +140,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_5,
     HELD_OUT_6,
     HELD_OUT_7,
+    HELD_OUT_8,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
