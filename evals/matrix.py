@@ -600,6 +600,60 @@ CONDITIONS: tuple[Condition, ...] = (
         fix={"read_ahead_kb": 4096},
         setup={"read_iops": None, "noise": ("dirty",)},
     ),
+    # The ninth held-out round (evals/split.py).
+    _c(
+        "ra96-iops120-w3",
+        "readahead",
+        "iops-120 ra-96 fs workers-3",
+        fault={"read_ahead_kb": 96, "workers": 3},
+        fix={"workers": 3},
+        setup={"read_iops": 120},
+    ),
+    _c(
+        "ra32-iops400-raw",
+        "readahead",
+        "iops-400 ra-32 raw workers-2",
+        fault={"read_ahead_kb": 32},
+        setup={"raw": True, "read_iops": 400},
+    ),
+    _c(
+        "starve-w0-p1-hog",
+        "starvation",
+        "workers-0 preprocess-1 noise-hog-elsewhere",
+        setup={"preprocess": 1, "noise": ("hog-elsewhere",)},
+    ),
+    _c(
+        "cont-h3-w1-mid",
+        "contention",
+        "hogs-3 workers-1 preprocess-2",
+        fault={"hogs": 3, "workers": 1},
+        fix={"hogs": 3},
+        onset="mid",
+    ),
+    _c(
+        "wb-ckpt-ra320",
+        "writeback",
+        "writer fs ra-320",
+        fault={"read_ahead_kb": 320},
+        fix={"read_ahead_kb": 320},
+    ),
+    _c("recl-232", "reclaim", "memcg-headroom-232", fault={"mem_headroom_mb": 232}),
+    _c(
+        "healthy-w2-p1-hog",
+        "starvation",
+        "healthy workers-2 preprocess-1 noise-hog-elsewhere",
+        fault={"workers": 2},
+        fix={"workers": 3},
+        setup={"preprocess": 1, "noise": ("hog-elsewhere",)},
+    ),
+    _c(
+        "healthy-ra640-uncapped-rootwrites-w3",
+        "readahead",
+        "healthy uncapped ra-640 fs workers-3 noise-rootwrites",
+        fault={"read_ahead_kb": 640, "workers": 3},
+        fix={"read_ahead_kb": 4096, "workers": 3},
+        setup={"read_iops": None, "noise": ("rootwrites",)},
+    ),
 )
 
 
