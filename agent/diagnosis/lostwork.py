@@ -22,6 +22,8 @@ BUSY_UTIL_PCT = 90.0
 # A healthy input pipeline hides almost all loading; this much wait is normal.
 NORMAL_DATA_WAIT = 0.03
 NOISE_K = 3.5
+# Samples either side that must all have lost work for a noisy KPI's sample to count (see _kpi).
+STEADY_REACH = 2
 
 
 @dataclass
@@ -84,8 +86,17 @@ def _majority(flags: list[bool]) -> list[bool]:
 
 
 def _kpi(label: str, metric: str, loss: list[float], min_effect: float, noise: float) -> Kpi:
+    """Samples whose loss stands out of the series' own noise. The noise is taken from successive
+    differences, so a KPI that swings fast between bad and worse (a checkpoint every other second)
+    reads as noisy; a sample whose every neighbour within STEADY_REACH also lost at least
+    `min_effect` lost work however it swings."""
     thr = max(min_effect, NOISE_K * noise)
-    return Kpi(label, metric, loss, _majority([x >= thr for x in loss]))
+    n = len(loss)
+    flags = []
+    for i, x in enumerate(loss):
+        near = [y for y in loss[max(0, i - STEADY_REACH) : min(n, i + STEADY_REACH + 1)] if y == y]
+        flags.append(x >= thr or (x == x and len(near) > STEADY_REACH and min(near) >= min_effect))
+    return Kpi(label, metric, loss, _majority(flags))
 
 
 def _higher_better(label: str, metric: str, series: list[float], min_effect: float, floor: float) -> Kpi:
