@@ -113,11 +113,12 @@ def dataloader_starvation(v: SpanView) -> Finding:
     idle = ramp(cpu, 92.0, 70.0) if cpu == cpu else 0.5
     # What matters is CPU the job could have: a host kept busy by others while the job's
     # threads still run promptly (its run-queue latency stayed low) withholds none of it. Unless
-    # the job's own threads (its workers and main threads) are enough to fill every core: then the
-    # busy CPU may well be the job's own, and another worker would find no idle core.
+    # the job's own threads (its workers, and its main threads while awake: own_demand) are enough
+    # to fill every core: then the busy CPU may well be the job's own, and another worker would
+    # find no idle core.
     delayed = job_delayed(v)
-    own = own_threads(v)
-    fills = own is not None and own >= v.lay.cpus
+    demand = own_demand(v)
+    fills = demand is not None and demand >= v.lay.cpus
     if delayed is not None and not fills:
         idle = max(idle, 1.0 - ramp(delayed, 0.1, 0.4))
     wr = workers_per_core(v)
