@@ -1,7 +1,8 @@
 """Diagnosis from the spec's names alone, as another recorder writes them: without a count of runnable
 tasks a job that fills its cores itself cannot be told from contention on a chronic window (it is
 marked not judged, not guessed), and without counted refaults reclaim running in step with the reads
-still names a page cache too small for the data set."""
+still names a page cache too small for the data set. Where runnable tasks are counted, others count
+by their mean share of the cores; large requests the job does not wait on are no readahead cause."""
 
 from __future__ import annotations
 
@@ -17,7 +18,13 @@ BUNDLED = Path(__file__).resolve().parent.parent / "evals" / "incidents"
 
 
 def _busy(
-    seed: int, *, workers: int = 3, running: float | None = None, healthy_until: int = 0, cpus: int = 2
+    seed: int,
+    *,
+    workers: int = 3,
+    running: float | None = None,
+    healthy_until: int = 0,
+    cpus: int = 2,
+    snapshots: tuple[int, int] | None = None,
 ) -> Diagnosis:
     """A job with `workers` loader workers whose CPU is saturated and whose threads wait for a core;
     before `healthy_until` the host was calm and the job did not wait."""
@@ -40,6 +47,8 @@ def _busy(
         }
         if running is not None:
             m["sched.procs_running"] = j(workers + 1.0) if calm else j(running)
+        if snapshots is not None:  # whole tasks counted at each sample, as /proc/stat gives them
+            m["sched.procs_running"] = float(snapshots[t % 3 == 0])
         return m
 
     return diagnose_jittered(
@@ -73,6 +82,25 @@ def test_counted_runnable_tasks_beyond_the_job_still_name_contention() -> None:
         assert own.top.category is not Category.CPU_CONTENTION
 
 
+def test_one_task_beside_the_job_and_the_agent_is_not_contention_two_cores_worth_are() -> None:
+    for seed in range(4):
+        # 3 workers and a main thread; the agent and helpers about one more; one hog beside them.
+        one = _busy(seed, running=5.6)
+        assert one.top.category is not Category.CPU_CONTENTION
+        two = _busy(seed, running=6.6)
+        assert two.top.category is Category.CPU_CONTENTION
+
+
+def test_runnable_snapshots_count_by_their_mean_not_their_median() -> None:
+    # Counted 6 two samples in three and 5 in the third: a median reads 6 (two tasks beyond the job),
+    # the span held 5.67 on average.
+    for seed in range(4):
+        d = _busy(seed, snapshots=(6, 5))
+        assert d.top.category is not Category.CPU_CONTENTION, [
+            (c.category.value, c.confidence) for c in d.causes
+        ]
+
+
 def test_a_rise_over_a_healthy_stretch_names_contention_without_a_runnable_count() -> None:
     for seed in range(4):
         d = _busy(seed, healthy_until=25)
@@ -92,6 +120,25 @@ def test_reclaim_in_step_with_the_reads_names_reclaim_from_spec_names() -> None:
     assert d.top.category is Category.MEMORY_RECLAIM
     assert "mem.direct_reclaim_ms_per_s" in {e.metric for e in d.top.evidence}
     assert "likely too small" in d.top.summary
+
+
+def test_large_requests_the_job_does_not_wait_on_are_no_readahead_cause() -> None:
+    """An uncapped reader beside a disk with read_ahead_kb 8192 (requests near 1 MB): the job waits
+    for data a third of the time, but its tasks hardly stall on I/O. Noise must not tip it."""
+    import random
+
+    from core.sample import Sample
+
+    inc = load_incident(BUNDLED / "real-healthy-ra2048-iops400-1")
+    for seed in range(3):
+        rng = random.Random(seed)
+        jittered = inc.model_copy()
+        jittered.samples = [
+            Sample(t=s.t, m={k: x * (1 + rng.uniform(-0.05, 0.05)) for k, x in s.m.items()})
+            for s in inc.samples
+        ]
+        _, d = run(jittered)
+        assert d.top.category is Category.NONE, [(c.category.value, c.confidence) for c in d.causes[:3]]
 
 
 def test_no_reclaim_leaves_a_small_readahead_window_named() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from agent.diagnosis.baseline import mean
 from agent.diagnosis.fmt import fmt
 from agent.diagnosis.rules_io import writeback_surge
 from agent.diagnosis.signals import Finding, Signal, SpanView, best, gather, own_threads, ramp
@@ -21,6 +22,14 @@ from core.diagnosis import Evidence
 # as oversubscribed, and from which fully: see oversubscribed(). Six per core were measured to cost
 # nothing; more were never measured, so the cause grows from there.
 CPU_ONLY_CROWD = (6.0, 12.0)
+# Runnable tasks the recording agent and the jobs' helper threads add on average: -0.03 to 1.25
+# beyond the jobs' loader workers and main threads on the matrix's healthy hosts without a hog.
+OWN_HELPERS = 1.0
+# Others' runnable tasks per core from which they count as contention, and fully. Fit on rounds 1-8
+# of the matrix (2 cores): one hog in another group reads 0.2-0.35 per core (the job ran as fast
+# with another worker), two or more hogs beside the job 0.7 and up (it ran 16-95 % faster with
+# more workers, its share of the CPU growing with its runnable tasks).
+FOREIGN_SHARE = (0.35, 0.75)
 
 
 def workers_per_core(v: SpanView) -> float | None:
@@ -201,9 +210,11 @@ def cpu_contention(v: SpanView) -> Finding:
         score *= ramp(delayed, 0.1, 0.4)
     # Someone else's work: where runnable tasks are counted, more of them than the jobs' own
     # threads (their loader workers and main threads) compete for the cores. The recording agent
-    # and a job's helper threads (pin-memory, the hook) make about one runnable task of their own.
+    # and a job's helper threads (pin-memory, the hook) make up to about one runnable task of their
+    # own on average (OWN_HELPERS). What is left is others' share of the cores: contention from
+    # FOREIGN_SHARE[0], fully at FOREIGN_SHARE[1].
     if others is not None:
-        score *= ramp(others, 1.0, 2.0)
+        score *= ramp((others - OWN_HELPERS) / max(v.lay.cpus, 1), *FOREIGN_SHARE)
     return Finding(
         score,
         "other work takes the CPU: the run queue backs up and the trainer's loaders wait for cores",
@@ -228,14 +239,13 @@ def own_demand(v: SpanView) -> float | None:
 
 def others_running(v: SpanView) -> float | None:
     """Runnable tasks beyond the jobs' own threads, on average over the span; None when runnable
-    tasks or the workers are not known."""
+    tasks or the workers are not known. The count is a snapshot of whole tasks each interval, so
+    its mean, not its median, is what the span held: a median of integers jumps a whole task."""
     own = own_threads(v)
-    if not v.frame.has("sched.procs_running") or own is None:
+    running = v.frame.at("sched.procs_running", v.span.idx)
+    if not running or own is None:
         return None
-    running = v.level("sched.procs_running")
-    if running != running:
-        return None
-    return running - own
+    return mean(running) - own
 
 
 def _busy_with_writeback(v: SpanView) -> float:

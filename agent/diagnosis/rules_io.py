@@ -290,7 +290,8 @@ def readahead_mismatch(v: SpanView) -> Finding:
         iops_name = f"io.{dev}.read_iops"
         reading = ramp(v.level(iops_name), 1.0, 10.0) if v.frame.has(iops_name) else 1.0
         small_score *= reading
-        large_score *= reading
+        # Wasted reads cost the job only as far as it waits on them, as small requests do.
+        large_score *= reading * io_part
         x = v.level(req_name)
         if small_score >= large_score and small_score > found.score:
             found = Finding(
