@@ -132,8 +132,7 @@ HELD_OUT_8: frozenset[str] = frozenset(
     }
 )
 # The ninth round, written down after the eighth was scored (once, at a1ad958; figures in
-# bench/results/eval-heldout-round8.json) and before the engine was tuned on it. It joins ROUNDS
-# once recorded.
+# bench/results/eval-heldout-round8.json) and before the engine was tuned on it.
 HELD_OUT_9: frozenset[str] = frozenset(
     {
         "ra96-iops120-w3",
@@ -156,6 +155,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_6,
     HELD_OUT_7,
     HELD_OUT_8,
+    HELD_OUT_9,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
