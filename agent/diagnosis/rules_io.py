@@ -408,7 +408,6 @@ def _insertions(v: SpanView) -> list[float] | None:
     # Without the eBPF count of insertions, the pages read from the busiest device stand in
     # for them (diskstats, 4 KiB pages): a lower bound, as reads that bypass the cache count
     # too, and the busiest device only, as a loop device and its backing disk both count a read.
-    # The same stands in for the span's level in _inserted.
     cols = [c for c in (v.frame.column(n) for _, n in v.dev_names("io.<dev>.read_kbps")) if c is not None]
     if not cols:
         return None
@@ -416,13 +415,10 @@ def _insertions(v: SpanView) -> list[float] | None:
 
 
 def _inserted(v: SpanView) -> float:
-    """Pages entering the page cache per second over the span; NaN when unknown."""
-    ins = "mem.pagecache_miss_per_s"
-    if v.frame.has(ins):
-        return v.level(ins)
-    reads = [v.level(n) for _, n in v.dev_names("io.<dev>.read_kbps")]
-    reads = [r for r in reads if r == r]
-    return max(reads) / 4.0 if reads else math.nan
+    """Pages entering the page cache per second over the span (their median); NaN when unknown."""
+    col = _insertions(v)
+    xs = [col[i] for i in v.span.idx if col[i] == col[i]] if col is not None else []
+    return median(xs) if xs else math.nan
 
 
 def _thrashing(v: SpanView) -> Signal:
