@@ -43,6 +43,8 @@ BLIND_ROUNDS = (
     ("round 4", "10e1a18", "bench/results/eval-heldout-round4.json"),
     ("round 5", "c1aab5a", "bench/results/eval-heldout-round5.json"),
     ("round 6", "16e332e", "bench/results/eval-heldout-round6.json"),
+    ("round 7", "97bc741", "bench/results/eval-heldout-round7.json"),
+    ("round 8", "a1ad958", "bench/results/eval-heldout-round8.json"),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
@@ -369,8 +371,10 @@ def heldout_section(runs: dict[str, EvalRun], blind: dict[str, Summary]) -> str:
         "",
         "Seen through fewer sources (`idletune eval evals/incidents --sources VIEW`): the same incidents as",
         "a host without the trainer hook, without eBPF (procfs only) or without GPUs would have recorded",
-        "them. AC@1 judged counts only the incidents whose true cause the view still holds figures for;",
-        "the others are ranked, marked not judged, never guessed.",
+        "them, and (spec-only) as another recorder of the spec's names alone would have written them.",
+        "AC@1 judged counts only the incidents whose true cause the view still holds figures for (or, for",
+        "contention in a chronic window without a count of runnable tasks, can tell); the others are",
+        "ranked, marked not judged, never guessed.",
         "",
         f"| sources | AC@1, all | AC@1 judged (n) | AC@1, round {last} | restraint | forbidden |",
         "|---|---:|---:|---:|---:|---:|",
