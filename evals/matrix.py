@@ -654,6 +654,60 @@ CONDITIONS: tuple[Condition, ...] = (
         fix={"read_ahead_kb": 4096, "workers": 3},
         setup={"read_iops": None, "noise": ("rootwrites",)},
     ),
+    # The tenth held-out round (evals/split.py).
+    _c(
+        "ra160-iops180-rootwrites",
+        "readahead",
+        "iops-180 ra-160 fs workers-2 noise-rootwrites",
+        fault={"read_ahead_kb": 160},
+        setup={"read_iops": 180, "noise": ("rootwrites",)},
+    ),
+    _c(
+        "ra128-bps32-raw-mid",
+        "readahead",
+        "bps-32m ra-128 raw workers-2",
+        setup={"raw": True, "read_iops": None, "read_bps": 32 * 1024 * 1024},
+        onset="mid",
+    ),
+    _c(
+        "starve-w0-p3-memhog",
+        "starvation",
+        "workers-0 preprocess-3 noise-memhog",
+        setup={"preprocess": 3, "noise": ("memhog",)},
+    ),
+    _c(
+        "cont-h2-mid",
+        "contention",
+        "hogs-2 workers-2 preprocess-2",
+        fault={"hogs": 2},
+        fix={"hogs": 2},
+        onset="mid",
+    ),
+    _c(
+        "wb-ckpt-w3-mid",
+        "writeback",
+        "writer fs workers-3",
+        fault={"workers": 3},
+        fix={"workers": 3},
+        onset="mid",
+    ),
+    _c("recl-216-i2", "reclaim", "memcg-headroom-216", fault={"mem_headroom_mb": 216}, interval_s=2.0),
+    _c(
+        "healthy-w4-p1-hog",
+        "starvation",
+        "healthy workers-4 preprocess-1 noise-hog-elsewhere",
+        fault={"workers": 4},
+        fix={"workers": 5},
+        setup={"preprocess": 1, "noise": ("hog-elsewhere",)},
+    ),
+    _c(
+        "healthy-ra256-uncapped-w1",
+        "readahead",
+        "healthy uncapped ra-256 fs workers-1",
+        fault={"read_ahead_kb": 256, "workers": 1},
+        fix={"read_ahead_kb": 4096, "workers": 1},
+        setup={"read_iops": None},
+    ),
 )
 
 
