@@ -10,8 +10,6 @@ runs few workers.
 
 from __future__ import annotations
 
-import math
-
 from agent.diagnosis.baseline import mean
 from agent.diagnosis.fmt import fmt
 from agent.diagnosis.rules_io import writeback_surge
@@ -126,8 +124,7 @@ def dataloader_starvation(v: SpanView) -> Finding:
     # to fill every core: then the busy CPU may well be the job's own, and another worker would
     # find no idle core.
     delayed = job_delayed(v)
-    demand = own_demand(v)
-    fills = demand is not None and demand >= v.lay.cpus
+    fills = own_fill_cores(v)
     if delayed is not None and not fills:
         idle = max(idle, 1.0 - ramp(delayed, 0.1, 0.4))
     wr = workers_per_core(v)
@@ -183,8 +180,7 @@ def cpu_contention(v: SpanView) -> Finding:
         # A busy CPU that still schedules the trainer promptly is not a cause.
         return Finding.none_found("the CPU may be busy but run-queue latency and CPU pressure stayed normal")
     others = others_running(v)
-    demand = own_demand(v)
-    if others is None and demand is not None and demand >= v.lay.cpus and not v.lost.ref:
+    if others is None and own_fill_cores(v) and not v.lost.ref:
         # A job whose own threads can keep every core busy saturates the CPU, backs up its run queue
         # and raises CPU pressure by itself. Whether someone else's work takes a share shows only in
         # a count of runnable tasks beside the job's own, or as a rise over a healthy stretch;
@@ -230,11 +226,15 @@ def own_demand(v: SpanView) -> float | None:
     total = v.lay.total_workers
     if total is None:
         return None
-    main = 0.0
-    for j in v.lay.jobs or [""]:
-        off = v.level(f"sched.{j}.offcpu_frac") if j and v.frame.has(f"sched.{j}.offcpu_frac") else math.nan
-        main += 1.0 - off if off == off else 1.0
-    return total + main
+    offs = [v.level(f"sched.{j}.offcpu_frac") for j in v.lay.jobs]
+    return total + (sum(1.0 - off if off == off else 1.0 for off in offs) if offs else 1.0)
+
+
+def own_fill_cores(v: SpanView) -> bool:
+    """The jobs' own threads can keep every core busy (own_demand); False when the workers are not
+    known."""
+    demand = own_demand(v)
+    return demand is not None and demand >= v.lay.cpus
 
 
 def others_running(v: SpanView) -> float | None:

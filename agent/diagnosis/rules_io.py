@@ -414,18 +414,14 @@ def _insertions(v: SpanView) -> list[float] | None:
     return [max((x for x in row if x == x), default=math.nan) / 4.0 for row in zip(*cols, strict=True)]
 
 
-def _inserted(v: SpanView) -> float:
-    """Pages entering the page cache per second over the span (their median); NaN when unknown."""
-    col = _insertions(v)
-    xs = [col[i] for i in v.span.idx if col[i] == col[i]] if col is not None else []
-    return median(xs) if xs else math.nan
-
-
 def _thrashing(v: SpanView) -> Signal:
     rf = "mem.refaults_per_s"
-    inserted = _inserted(v)
+    ins = _insertions(v)
+    # Pages entering the page cache per second over the span (their median); NaN when unknown.
+    measured = [ins[i] for i in v.span.idx if ins[i] == ins[i]] if ins is not None else []
+    inserted = median(measured) if measured else math.nan
     if not v.frame.has(rf):
-        return _reclaim_in_step(v, inserted)
+        return _reclaim_in_step(v, ins, inserted)
     refaults = v.level(rf)
     if not (refaults == refaults and inserted == inserted) or inserted <= 0.0:
         return Signal.zero()
@@ -457,7 +453,7 @@ INFERRED_THRASH = 0.8
 READING_PAGES = 50.0
 
 
-def _reclaim_in_step(v: SpanView, inserted: float) -> Signal:
+def _reclaim_in_step(v: SpanView, ins: list[float] | None, inserted: float) -> Signal:
     """Direct reclaim in most of the span's intervals that fill the page cache.
 
     A cache too small for the data read is reclaimed as fast as the readers fill it: an
@@ -467,7 +463,7 @@ def _reclaim_in_step(v: SpanView, inserted: float) -> Signal:
     Reclaim in a few of them, or a cache that takes in only a few hundred pages a second, says
     nothing of the kind."""
     name = "mem.direct_reclaim_ms_per_s"
-    col, ins = v.frame.column(name), _insertions(v)
+    col = v.frame.column(name)
     if col is None or ins is None or inserted != inserted:
         return Signal.zero()
     reading = [col[i] for i in v.span.idx if ins[i] >= READING_PAGES and col[i] == col[i]]
