@@ -59,3 +59,49 @@ def test_without_refaults_the_same_device_figures_are_not_reclaim() -> None:
     d = _diagnose(refaults=0.0, memcg_ms=0.0)
     assert d.top.category is not Category.MEMORY_RECLAIM
     assert d.top.category in (Category.READAHEAD_MISMATCH, Category.STORAGE_LATENCY)
+
+
+def _stacked(loop_kbps: float, disk_kbps: float, seed: int = 1) -> Diagnosis:
+    """The data set on a loop device whose backing file sits on vda: both count the same reads."""
+
+    def metrics(t: int, j: Jitter) -> dict[str, float]:
+        return {
+            "trainer.job.data_wait_frac": j(0.9),
+            "trainer.job.samples_per_s": j(760.0),
+            "io.loop1.read_kbps": j(loop_kbps),
+            "io.loop1.read_iops": j(loop_kbps / 132.0),
+            "io.loop1.avg_req_kb": j(132.0),
+            "io.vda.read_kbps": j(disk_kbps),
+            "io.vda.read_iops": j(disk_kbps / 132.0),
+            "io.vda.avg_req_kb": j(132.0),
+            "mem.pagecache_miss_per_s": j(12300.0),
+            "mem.refaults_per_s": j(11500.0),
+            "mem.memcg_reclaim_ms_per_s": j(4.0),
+            "mem.kswapd_wakeups_per_s": 0.0,
+        }
+
+    return diagnose_jittered(
+        40,
+        seed,
+        metrics,
+        HostInfo(cpus=2, gpus=0, block_devices=["loop1", "vda"]),
+        knobs={"block.read_ahead_kb@loop1": 128, "block.read_ahead_kb@vda": 8192},
+        jobs=[JobInfo(name="job", loader_workers=2)],
+    )
+
+
+def test_evicted_data_cites_the_pages_read_again_and_the_device_they_come_from() -> None:
+    d = _stacked(49000.0, 49000.0)
+    assert d.top.category is Category.MEMORY_RECLAIM
+    cited = [e.metric for e in d.top.evidence]
+    assert "mem.pagecache_miss_per_s" in cited
+    # A loop device and its backing disk read the same bytes: the files live on the loop device.
+    assert "io.loop1.read_kbps" in cited and "io.vda.read_kbps" not in cited
+    assert len(cited) == len(set(cited)), cited
+
+
+def test_a_disk_that_reads_far_more_than_the_stacked_device_is_the_one_cited() -> None:
+    d = _stacked(2000.0, 49000.0)
+    assert d.top.category is Category.MEMORY_RECLAIM
+    cited = {e.metric for e in d.top.evidence}
+    assert "io.vda.read_kbps" in cited and "io.loop1.read_kbps" not in cited

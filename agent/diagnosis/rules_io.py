@@ -414,12 +414,79 @@ def _insertions(v: SpanView) -> list[float] | None:
     return [max((x for x in row if x == x), default=math.nan) / 4.0 for row in zip(*cols, strict=True)]
 
 
+# Devices stacked on another (a loop file, device-mapper, md RAID, a network block device) hand
+# their reads down to the device beneath, which counts them again.
+STACKED_PREFIXES = ("loop", "dm-", "md", "nbd", "rbd")
+# Devices whose reads lie within this share of the busiest device's read alike: one is stacked on
+# the other (a loop device and its backing disk read the same bytes within a percent or two).
+SAME_READS = 0.05
+
+
+def reading_device(v: SpanView) -> tuple[str, float] | None:
+    """The device the data is read from in the span and its read rate (kB/s): the busiest reader,
+    and, where a stacked device and the disk beneath it read alike, the stacked one, which is where
+    the files live. None when no device's reads are measured or none reads."""
+    rates = [(d, v.level(n)) for d, n in v.dev_names("io.<dev>.read_kbps")]
+    rates = [(d, x) for d, x in rates if x == x and x > 0.0]
+    if not rates:
+        return None
+    top = max(x for _, x in rates)
+    alike = [(d, x) for d, x in rates if x >= (1.0 - SAME_READS) * top]
+    stacked = [(d, x) for d, x in alike if d.startswith(STACKED_PREFIXES)]
+    return max(stacked or alike, key=lambda dx: dx[1])
+
+
+def _rereading(v: SpanView, inserted: float) -> list[Evidence]:
+    """What the eviction costs, in figures: the pages read into the cache again and the device
+    they come back from. Thrashing is named by refaults or reclaim; the re-reading is its effect,
+    and the figure a user checks first (the data set read from disk on every pass)."""
+    out: list[Evidence] = []
+    t0 = v.span.t_start
+    miss = "mem.pagecache_miss_per_s"
+    if v.frame.has(miss) and inserted == inserted:
+        b = v.base(miss)
+        out.append(
+            Evidence(
+                metric=miss,
+                observed=inserted,
+                baseline=b.median if b is not None else None,
+                threshold=READING_PAGES,
+                rule=f"pages read into the page cache: {fmt(inserted)}/s, the evicted data read in again",
+                t_start=t0,
+            )
+        )
+    dev = reading_device(v)
+    if dev is not None:
+        name, rate = dev[0], dev[1]
+        metric = f"io.{name}.read_kbps"
+        b = v.base(metric)
+        out.append(
+            Evidence(
+                metric=metric,
+                observed=rate,
+                baseline=b.median if b is not None else None,
+                threshold=4.0 * READING_PAGES,
+                rule=f"reads from {name}: {fmt(rate)} kB/s, where the evicted data comes back from",
+                t_start=t0,
+            )
+        )
+    return out
+
+
 def _thrashing(v: SpanView) -> Signal:
-    rf = "mem.refaults_per_s"
     ins = _insertions(v)
     # Pages entering the page cache per second over the span (their median); NaN when unknown.
     measured = [ins[i] for i in v.span.idx if ins[i] == ins[i]] if ins is not None else []
     inserted = median(measured) if measured else math.nan
+    signal = _evicted(v, ins, inserted)
+    if signal.score > 0.0:
+        signal.evidence += _rereading(v, inserted)
+    return signal
+
+
+def _evicted(v: SpanView, ins: list[float] | None, inserted: float) -> Signal:
+    """Pages read back soon after eviction: counted refaults, or without them reclaim in step."""
+    rf = "mem.refaults_per_s"
     if not v.frame.has(rf):
         return _reclaim_in_step(v, ins, inserted)
     refaults = v.level(rf)
@@ -535,6 +602,14 @@ def memory_reclaim(v: SpanView) -> Finding:
     return Finding(
         score,
         words,
-        gather(thrash, memcg, direct, psi, kswapd, avail, refault),
+        _once(gather(thrash, memcg, direct, psi, kswapd, avail, refault)),
         weight=max(direct.weight, psi.weight, thrash.weight),
     )
+
+
+def _once(evidence: list[Evidence]) -> list[Evidence]:
+    """Each metric once, where it first appears (the thrashing and the misses both cite the misses)."""
+    out: dict[str, Evidence] = {}
+    for e in evidence:
+        out.setdefault(e.metric, e)
+    return list(out.values())
