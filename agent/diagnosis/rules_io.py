@@ -167,15 +167,30 @@ def storage_latency(v: SpanView) -> Finding:
     stalled = 1.0
     if v.chronic:
         stalled = (0.2 + 0.8 * psi.score) if v.frame.has("psi.io.some_avg10") else 0.3
+    reading = reading_device(v)
+    if reading is not None:
+        dev = reading[0]
+        capped = _capped(v, dev, psi, surge)
+        if capped.score > 0.0:
+            found = Finding(
+                capped.score,
+                f"block device {dev} reads at a flat {fmt(capped.evidence[0].observed)} kB/s while tasks "
+                "stall on I/O: it is at a cap, on bytes or on requests; if larger requests do not lift "
+                "it, only a faster device will",
+                capped.evidence,
+                target=dev,
+                weight=capped.weight,
+            )
     devs = v.dev_names("io.<dev>.lat_p99_us")
     if not devs and psi.score > 0:
         # No latency figures (no eBPF): I/O pressure with the trainer waiting is the remaining sign.
-        return Finding(
+        stall = Finding(
             0.6 * psi.score * v.data_side() * (1.0 - 0.85 * surge),
             "tasks stalled on I/O while the trainer waited for data; no latency figures to name a device",
             gather(psi),
             weight=psi.weight,
         )
+        return stall if stall.score > found.score else found
     for dev, p99name in devs:
         # Against its healthy past a device is slow when its latency rose; with no healthy past,
         # only against what a device of its class does under load.
@@ -207,6 +222,49 @@ def storage_latency(v: SpanView) -> Finding:
                 weight=max(p99.weight, p50.weight),
             )
     return found
+
+
+# A device's read rate varies by this share (its coefficient of variation over the span) or less
+# when a cap holds it: 0.000-0.030 on every IOPS- or bandwidth-capped recording of rounds 1-9, and
+# 0.042-0.40 on uncapped readers (the healthy ones, checkpoint writers).
+PINNED_CV = (0.05, 0.03)
+# A capped device is the runner-up to a cause that may lift the cap (a readahead window below
+# 1 MiB on a request cap: readahead_mismatch scores 0.31-0.68 on the capped recordings): the cap
+# itself is only the cause when nothing on the host lifts it, which its figures alone cannot tell.
+CAPPED_WEIGHT = 0.4
+
+
+def _capped(v: SpanView, dev: str, psi: Signal, surge: float) -> Signal:
+    """The device reads at a flat rate while the job's tasks stall on it: a throughput cap.
+
+    A cap on requests per second and a cap on bytes per second look alike from the host: the
+    requests are as large as the window in both, and both hold the rate flat. Larger requests lift
+    the first (readahead_mismatch names it); nothing on the host lifts the second."""
+    name = f"io.{dev}.read_kbps"
+    col = v.frame.column(name)
+    if col is None:
+        return Signal.zero()
+    xs = [col[i] for i in v.span.idx if col[i] == col[i] and col[i] > 0.0]
+    if len(xs) < 5:
+        return Signal.zero()
+    level = mean(xs)
+    cv = math.sqrt(mean([(x - level) ** 2 for x in xs])) / level
+    pinned = ramp(cv, *PINNED_CV)
+    score = CAPPED_WEIGHT * pinned * psi.score * v.data_side() * io_explains_wait(v) * read_share(v, dev)
+    score *= (1.0 - 0.85 * surge) * (1.0 - 0.85 * thrashing(v).score)
+    # A window larger requests could come from may lift a request cap: the cap comes after it.
+    ra = v.knob(f"block.read_ahead_kb@{dev}")
+    score *= 1.0 - 0.6 * (small_window(ra) if ra is not None else 0.3)
+    if score <= 0.0:
+        return Signal.zero()
+    ev = Evidence(
+        metric=name,
+        observed=level,
+        threshold=PINNED_CV[1],
+        rule=f"reads on {dev} held at {fmt(level)} kB/s, varying {fmt(100 * cv)}% over the span",
+        t_start=v.span.t_start,
+    )
+    return Signal(score, [ev, *psi.evidence], weight=psi.weight)
 
 
 # The share of its data wait a job spends with tasks stalled on I/O, below which the batches are late
