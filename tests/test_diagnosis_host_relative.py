@@ -54,6 +54,13 @@ def test_requests_merged_past_the_readahead_window_still_point_at_readahead() ->
         assert d.top.target == "loop0"
 
 
+def test_a_chronic_small_window_cites_the_request_rate_it_costs() -> None:
+    # No healthy past, so the request rate never "rose"; it is still the figure a request cap limits.
+    d = _cpu(_throttled_reader)
+    assert d.top.category is Category.READAHEAD_MISMATCH
+    assert {"io.loop0.avg_req_kb", "io.loop0.read_iops"} <= {e.metric for e in d.top.evidence}
+
+
 def test_a_device_at_its_class_latency_with_no_healthy_past_is_not_slow() -> None:
     d = _cpu(_throttled_reader)
     storage = next(c for c in d.causes if c.category is Category.STORAGE_LATENCY)

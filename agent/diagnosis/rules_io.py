@@ -356,7 +356,7 @@ def readahead_mismatch(v: SpanView) -> Finding:
                 small_score,
                 f"readahead on {dev} is too small for sequential shards: requests average {fmt(x)} KB"
                 + (f" with read_ahead_kb {fmt(ra)}" if ra is not None else ""),
-                gather(small, iops, stress),
+                gather(small, iops if iops.score > 0 else _request_rate(v, dev, x), stress),
                 target=dev,
                 weight=small.weight,
             )
@@ -370,6 +370,23 @@ def readahead_mismatch(v: SpanView) -> Finding:
                 weight=waste.weight,
             )
     return found
+
+
+def _request_rate(v: SpanView, dev: str, req_kb: float) -> Signal:
+    """The device's read requests per second, where they did not rise against a healthy past (a
+    chronic fault has none): what small requests cost, and what a request cap limits."""
+    name = f"io.{dev}.read_iops"
+    rate = v.level(name)
+    if rate != rate or rate <= 0.0:
+        return Signal.zero()
+    ev = Evidence(
+        metric=name,
+        observed=rate,
+        rule=f"{fmt(rate)} read requests/s on {dev} of {fmt(req_kb)} KB each: a larger window reads "
+        "the same bytes in fewer requests",
+        t_start=v.span.t_start,
+    )
+    return Signal(1.0, [ev])
 
 
 def large_readahead(v: SpanView, dev: str) -> tuple[Signal, Signal]:
