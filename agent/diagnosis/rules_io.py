@@ -677,14 +677,7 @@ def memory_reclaim(v: SpanView) -> Finding:
     return Finding(
         score,
         words,
-        _once(gather(thrash, memcg, direct, psi, kswapd, avail, refault)),
+        gather(thrash, memcg, direct, psi, kswapd, avail, refault),
         weight=max(direct.weight, psi.weight, thrash.weight),
     )
 
-
-def _once(evidence: list[Evidence]) -> list[Evidence]:
-    """Each metric once, where it first appears (the thrashing and the misses both cite the misses)."""
-    out: dict[str, Evidence] = {}
-    for e in evidence:
-        out.setdefault(e.metric, e)
-    return list(out.values())

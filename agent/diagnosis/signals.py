@@ -327,9 +327,11 @@ class Finding:
 
 
 def gather(*signals: Signal) -> list[Evidence]:
-    """Evidence of every signal that said something, strongest first."""
-    out: list[Evidence] = []
+    """Evidence of every signal that said something, strongest first, each metric once (where two
+    signals judge the same figure, the stronger one's line stands)."""
+    out: dict[str, Evidence] = {}
     for s in sorted(signals, key=lambda s: -s.score):
         if s.score > 0.0:
-            out.extend(s.evidence)
-    return out
+            for e in s.evidence:
+                out.setdefault(e.metric, e)
+    return list(out.values())
