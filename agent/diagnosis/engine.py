@@ -66,6 +66,10 @@ _FALLBACKS: dict[Category, tuple[Category, ...]] = {
 _FALLBACKS[C.HOST_OVERHEAD] = _FALLBACKS[C.COMM_WAIT]
 
 MAX_CONFIDENCE = 0.97
+# The weight of a span's causes where the lost work worsened after it (lostwork._worsened): the
+# cause of the step, found in the later span against this one, ranks before the standing loss's
+# own unless that one is clearly stronger.
+STANDING = 0.8
 # Lost work that no cause's signature explains is not pinned on a guess. A cause below CONFIDENT
 # (the line under which the answer calls its top cause a guess) leaves "none: work was lost, but
 # no cause stands out" up to UNEXPLAINED of confidence, shrinking as the best cause nears
@@ -111,7 +115,14 @@ def _views(
     frame: Frame, lay: Layout, report: HealthReport, lost: LostWork, interval: float
 ) -> list[SpanView]:
     if lost.spans:
-        return [SpanView(frame, lay, report, lost, s, interval) for s in lost.spans]
+        # A span that worsened out of lost work before it is judged twice: against that stretch
+        # (what changed at the step) and on its own, with no past (a fault whose signature shows
+        # without one); its causes are the stronger of the two.
+        views: list[SpanView] = []
+        for s in lost.spans:
+            judged = [lost] if s.past is None else [lost.judged_against([s.past]), lost.judged_against([])]
+            views += [SpanView(frame, lay, report, lw, s, interval) for lw in judged]
+        return views
     # No lost work: still look at the whole window, absolutely, so a standing anomaly can
     # be named (at low confidence) rather than silently ignored.
     n = len(frame)
@@ -123,9 +134,13 @@ def _score_spans(views: list[SpanView]) -> dict[Category, Finding]:
     masses = [max(v.span.severity, 1e-3) * max(v.span.i1 - v.span.i0, 1) for v in views]
     top = max(masses)
     out: dict[Category, Finding] = {}
+    worsened_from = {v.span.past.start for v in views if v.span.past is not None}
     for v, mass in zip(views, masses, strict=True):
         # A small side episode should not outrank the episode that lost most of the work.
         span_weight = 0.6 + 0.4 * mass / top
+        if v.span.i0 in worsened_from:
+            # A standing loss that a later step made worse: what changed at the step comes first.
+            span_weight *= STANDING
         symptoms = _symptom_evidence(v)
         for cat, rule in RULES.items():
             f = rule(v)

@@ -32,6 +32,9 @@ class Kpi:
     metric: str
     loss: list[float]
     flagged: list[bool]
+    # Loss against the window's own best (throughput, step time, GPU utilization), not against an
+    # absolute norm (data wait, pressure stalls): only such a loss shows the work falling further.
+    relative: bool = True
 
 
 @dataclass
@@ -42,6 +45,11 @@ class Span:
     t_end: float
     severity: float
     signals: list[str] = field(default_factory=list)
+    # Where the span is the later part of lost work that worsened inside it: the samples before the
+    # step, which the span is judged against instead of a healthy past (see _worsened), and the
+    # factor by which the work done fell at the step (work before / work after).
+    past: range | None = None
+    fall: float = 1.0
 
     @property
     def idx(self) -> range:
@@ -60,6 +68,11 @@ class LostWork:
     def chronic(self) -> bool:
         """Lost work with no healthy stretch to compare against."""
         return bool(self.spans) and not self.ref
+
+    def judged_against(self, past: list[range]) -> LostWork:
+        """The same lost work with `past` as the stretches to compare against (for a span that
+        worsened out of the lost work before it: that stretch, or none), with its own baselines."""
+        return LostWork(spans=self.spans, ref=past, kpis=self.kpis, measured=self.measured)
 
 
 def _across(frame: Frame, names: list[str], pick: Callable[[list[float]], float]) -> list[float]:
@@ -85,7 +98,9 @@ def _majority(flags: list[bool]) -> list[bool]:
     return [flags[0] and flags[1], *mid, flags[-1] and flags[-2]]
 
 
-def _kpi(label: str, metric: str, loss: list[float], min_effect: float, noise: float) -> Kpi:
+def _kpi(
+    label: str, metric: str, loss: list[float], min_effect: float, noise: float, relative: bool = True
+) -> Kpi:
     """Samples whose loss stands out of the series' own noise. The noise is taken from successive
     differences, so a KPI that swings fast between bad and worse (a checkpoint every other second)
     reads as noisy; a sample whose every neighbour within STEADY_REACH also lost at least
@@ -96,7 +111,7 @@ def _kpi(label: str, metric: str, loss: list[float], min_effect: float, noise: f
     for i, x in enumerate(loss):
         near = [y for y in loss[max(0, i - STEADY_REACH) : min(n, i + STEADY_REACH + 1)] if y == y]
         flags.append(x >= thr or (x == x and len(near) > STEADY_REACH and min(near) >= min_effect))
-    return Kpi(label, metric, loss, _majority(flags))
+    return Kpi(label, metric, loss, _majority(flags), relative)
 
 
 def _higher_better(label: str, metric: str, series: list[float], min_effect: float, floor: float) -> Kpi:
@@ -143,7 +158,12 @@ def kpis(frame: Frame, lay: Layout) -> list[Kpi]:
             loss = [max(0.0, v - NORMAL_DATA_WAIT) if v == v else NAN for v in dw]
             out.append(
                 _kpi(
-                    f"data wait of {job}", f"trainer.{job}.data_wait_frac", loss, 0.07, step_noise(clean(dw))
+                    f"data wait of {job}",
+                    f"trainer.{job}.data_wait_frac",
+                    loss,
+                    0.07,
+                    step_noise(clean(dw)),
+                    relative=False,
                 )
             )
         st = frame.column(f"trainer.{job}.step_time_ms")
@@ -170,7 +190,9 @@ def kpis(frame: Frame, lay: Layout) -> list[Kpi]:
         if names:
             stall = _across(frame, names, max)
             loss = [max(0.0, v / 100.0 - 0.05) if v == v else NAN for v in stall]
-            out.append(_kpi("pressure stall", names[0], loss, 0.10, step_noise(clean(stall)) / 100.0))
+            out.append(
+                _kpi("pressure stall", names[0], loss, 0.10, step_noise(clean(stall)) / 100.0, relative=False)
+            )
     return out
 
 
@@ -192,6 +214,49 @@ def _runs(flags: list[bool], max_gap: int, min_len: int) -> list[tuple[int, int]
     return [(a, b) for a, b in runs if b - a >= min_len]
 
 
+# Lost work that worsens by this share of the work more, and stays worse, had a second fault begin
+# inside it: a job that never ran at its best (its loaders short of CPU, its data wait never near
+# zero) and then lost half of what it did to a newcomer. The matrix's mid-window faults on top of
+# a standing loss fall by 0.4-0.6 of their throughput; a healthy job's samples move within 0.2.
+WORSE_STEP = 0.25
+# Steps a span is split at, at most: a second newcomer may come after the first.
+MAX_STEPS = 3
+# Candidate steps tried in a span at most (a long window is searched on a stride).
+STEP_CANDIDATES = 60
+
+
+def _worsened(ks: list[Kpi], a: int, b: int, min_part: int) -> tuple[int, float] | None:
+    """The sample from which the work of span [a, b) fell by WORSE_STEP more and stayed down, on
+    some relative KPI, and the factor by which the work done fell there; None without one.
+
+    Each KPI's step is where splitting its loss in two fits best (the least absolute deviation from
+    each part's median). It counts when the median loss after exceeds the median before by
+    WORSE_STEP and the quieter three quarters of the samples after lie above the busier three
+    quarters before: a KPI that swings (a checkpoint every few seconds) does not split."""
+    stride = max(1, (b - a) // STEP_CANDIDATES)
+    best: tuple[int, float] | None = None
+    best_gap = 0.0
+    for k in (k for k in ks if k.relative):
+        fit: tuple[float, int] | None = None
+        for c in range(a + min_part, b - min_part + 1, stride):
+            before, after = clean(k.loss[a:c]), clean(k.loss[c:b])
+            if len(before) < min_part or len(after) < min_part:
+                continue
+            mb, ma = quantile(before, 0.5), quantile(after, 0.5)
+            cost = sum(abs(x - mb) for x in before) + sum(abs(x - ma) for x in after)
+            if fit is None or cost < fit[0]:
+                fit = (cost, c)
+        if fit is None:
+            continue
+        c = fit[1]
+        before, after = clean(k.loss[a:c]), clean(k.loss[c:b])
+        lb, la = quantile(before, 0.5), quantile(after, 0.5)
+        gap = la - lb
+        if gap >= WORSE_STEP and quantile(after, 0.25) > quantile(before, 0.75) and gap > best_gap:
+            best, best_gap = (c, (1.0 - lb) / max(1.0 - la, 0.05)), gap
+    return best
+
+
 def find_lost_work(frame: Frame, lay: Layout) -> LostWork:
     ks = kpis(frame, lay)
     n = len(frame)
@@ -207,9 +272,17 @@ def find_lost_work(frame: Frame, lay: Layout) -> LostWork:
             step = [k.loss[i] for k in ks if k.flagged[i] and k.loss[i] == k.loss[i]]
             losses.append(max(step) if step else 0.0)
             signals.update(k.label for k in ks if k.flagged[i])
-        sev = min(1.0, sum(losses) / len(losses))
-        t_end = frame.ts[b - 1]
-        spans.append(Span(a, b, frame.ts[a], t_end, sev, sorted(signals)))
+        parts: list[tuple[int, int, range | None, float]] = [(a, b, None, 1.0)]
+        # Each step splits the stretch after it off, judged against the stretch before it (less the
+        # sample of the step itself); the stretch after may worsen again.
+        while len(parts) <= MAX_STEPS and (worse := _worsened(ks, parts[-1][0], b, max(5, n // 10))):
+            p0, _, past, fall = parts.pop()
+            at, drop = worse
+            parts += [(p0, at, past, fall), (at, b, range(p0, max(p0 + 1, at - 1)), drop)]
+        for p0, p1, past, fall in parts:
+            part = losses[p0 - a : p1 - a]
+            sev = min(1.0, sum(part) / len(part))
+            spans.append(Span(p0, p1, frame.ts[p0], frame.ts[p1 - 1], sev, sorted(signals), past, fall))
     # Guard samples around spans: the edges of a fault are neither healthy nor faulty.
     guard = 2
     bad = [False] * n

@@ -680,4 +680,3 @@ def memory_reclaim(v: SpanView) -> Finding:
         gather(thrash, memcg, direct, psi, kswapd, avail, refault),
         weight=max(direct.weight, psi.weight, thrash.weight),
     )
-

@@ -141,6 +141,26 @@ class SpanView:
             metric=name, observed=observed, baseline=base, threshold=threshold, rule=rule, t_start=t0
         )
 
+    def _eased(self, ratio: tuple[float, float]) -> tuple[float, float]:
+        """The rise (ratio > 1) asked of a figure. Against a healthy past, `ratio` as given. A span
+        that worsened out of lost work before it (Span.fall) is judged against that stretch, whose
+        figures the standing loss already raised: a figure that rose in proportion to the work lost
+        at the step explains it, so the rise asked is at most that proportion (from half of it)."""
+        fall = self.span.fall
+        if fall <= 1.0:
+            return ratio
+        return min(ratio[0], 1.0 + (fall - 1.0) / 2.0), min(ratio[1], fall)
+
+    def _rise(self, name: str, x: float, base: float) -> float:
+        """How many times `x` is its baseline. A share bounded at 100 % (pressure, a busy share) that
+        was already high when the span worsened cannot double; there, what is left unstalled
+        shrinking by a factor counts as the same rise (57 % -> 84 %: 43 % left -> 16 %, 2.7x)."""
+        rise = x / max(base, EPS)
+        if self.span.fall > 1.0 and (name.startswith("psi.") or name.endswith("_pct")):
+            # Within a percent of the bound, a share is as stalled as a sampled share can show.
+            rise = max(rise, (100.0 - base) / max(100.0 - x, 1.0))
+        return rise
+
     def up(
         self,
         name: str,
@@ -161,8 +181,9 @@ class SpanView:
         b = self.base(name)
         floor_score = ramp(x, floor[0], floor[1]) if floor is not None else 1.0
         floor_lo = floor[0] if floor is not None else 0.0
+        ratio = self._eased(ratio)
         if b is not None:
-            ratio_score = ramp(x / max(b.median, EPS), ratio[0], ratio[1]) if b.median > EPS else 1.0
+            ratio_score = ramp(self._rise(name, x, b.median), ratio[0], ratio[1]) if b.median > EPS else 1.0
             score = min(floor_score, ratio_score)
             # A rise inside the baseline's own noise is no rise, however large the ratio.
             if score > 0.0 and b.z(x) < 4.0:
@@ -203,6 +224,8 @@ class SpanView:
         b = self.base(name)
         ceil_score = ramp(x, ceiling[0], ceiling[1]) if ceiling is not None else 1.0
         ceil_hi = ceiling[0] if ceiling is not None else math.inf
+        r0, r1 = self._eased((1.0 / ratio[0], 1.0 / ratio[1]))
+        ratio = (1.0 / r0, 1.0 / r1)
         if b is not None:
             ratio_score = ramp(x / max(b.median, EPS), ratio[0], ratio[1]) if b.median > EPS else 0.0
             score = min(ceil_score, ratio_score)
