@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent.diagnosis.fmt import fmt, pct
-from core.diagnosis import CONFIDENT, Category, Cause, Diagnosis, Evidence
+from core.diagnosis import CONFIDENT, Category, Cause, Diagnosis, Evidence, LostWorkWindow
 from core.report import HealthReport
 from core.text import printable
 
@@ -92,12 +92,26 @@ def _lost_work_sentence(report: HealthReport, d: Diagnosis) -> str:
     spans = d.lost_work
     if not spans:
         return ""
-    worst = max(spans, key=lambda s: s.severity * max(s.t_end - s.t_start, 1.0))
-    more = f" (and in {len(spans) - 1} other span{'s' if len(spans) > 2 else ''})" if len(spans) > 1 else ""
-    signals = ", ".join(worst.signals) or "the KPIs"
+    # A loss that grew at a step is one episode: told from its start, with the step.
+    episodes: list[list[LostWorkWindow]] = []
+    for s in spans:
+        if s.worsened and episodes:
+            episodes[-1].append(s)
+        else:
+            episodes.append([s])
+
+    def mass(ep: list[LostWorkWindow]) -> float:
+        return sum(s.severity * max(s.t_end - s.t_start, 1.0) for s in ep)
+
+    worst = max(episodes, key=mass)
+    n = len(episodes) - 1
+    more = f" (and in {n} other span{'s' if n > 1 else ''})" if n else ""
+    signals = ", ".join(sorted({x for s in worst for x in s.signals})) or "the KPIs"
+    first, last = worst[0], worst[-1]
+    steps = "".join(f", more from {_at(s.t_start, report)} (about {pct(s.severity)})" for s in worst[1:])
     return (
-        f"The GPUs lost work from {_at(worst.t_start, report)} to {_at(worst.t_end, report)}{more}, "
-        f"about {pct(worst.severity)} of it, seen in {signals}."
+        f"The GPUs lost work from {_at(first.t_start, report)} to {_at(last.t_end, report)}{more}, "
+        f"about {pct(first.severity)} of it{steps}, seen in {signals}."
     )
 
 

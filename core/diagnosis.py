@@ -66,6 +66,9 @@ class LostWorkWindow(BaseModel):
     t_end: float
     signals: list[str] = Field(default_factory=list)
     severity: float = Field(ge=0.0, description="KPI loss relative to baseline, 0..1")
+    worsened: bool = Field(
+        default=False, description="the span follows the one before it without a break: the loss grew there"
+    )
 
 
 class Diagnosis(BaseModel):

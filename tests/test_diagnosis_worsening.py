@@ -76,3 +76,23 @@ def test_throughput_that_swings_every_few_seconds_does_not_split() -> None:
     lost = find_lost_work(frame, layout_of(frame, build_report(w, HOST, jobs=list(JOBS))))
     assert len(lost.spans) == 1
     assert lost.spans[0].past is None
+
+
+def test_the_answer_tells_the_loss_from_its_start_and_the_step() -> None:
+    import random
+
+    from agent.answer import paragraph
+    from agent.diagnosis.engine import diagnose
+
+    rng = random.Random(3)
+
+    def j(x: float) -> float:
+        return x * (1.0 + rng.uniform(-0.05, 0.05))
+
+    w = Window(samples=[Sample(t=float(t), m=_cpu_bound(t, j, hogs=True)) for t in range(40)])
+    report = build_report(w, HOST, knobs={"loader.workers@job": 2}, jobs=list(JOBS))
+    d = diagnose(w, report)
+    assert [s.worsened for s in d.lost_work] == [False, True]
+    text = paragraph(report, d)
+    assert f"more from t={d.lost_work[1].t_start:g} s" in text, text
+    assert "other span" not in text

@@ -318,7 +318,13 @@ def diagnose(window: Window, report: HealthReport, question: str | None = None) 
     return Diagnosis(
         causes=causes,
         lost_work=[
-            LostWorkWindow(t_start=s.t_start, t_end=s.t_end, signals=s.signals, severity=round(s.severity, 3))
+            LostWorkWindow(
+                t_start=s.t_start,
+                t_end=s.t_end,
+                signals=s.signals,
+                severity=round(s.severity, 3),
+                worsened=s.past is not None,
+            )
             for s in lost.spans
         ],
         missing=missing,
