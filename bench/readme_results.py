@@ -45,6 +45,8 @@ BLIND_ROUNDS = (
     ("round 6", "16e332e", "bench/results/eval-heldout-round6.json"),
     ("round 7", "97bc741", "bench/results/eval-heldout-round7.json"),
     ("round 8", "a1ad958", "bench/results/eval-heldout-round8.json"),
+    ("round 9", "e22cfe7", "bench/results/eval-heldout-round9.json"),
+    ("round 10", "12dc629", "bench/results/eval-heldout-round10.json"),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
