@@ -239,7 +239,7 @@ def _worsened(ks: list[Kpi], a: int, b: int, min_part: int) -> tuple[int, float]
     best: tuple[int, float] | None = None
     best_gap = 0.0
     for k in (k for k in ks if k.relative):
-        fit: tuple[float, int] | None = None
+        fit: tuple[float, int, list[float], list[float], float, float] | None = None
         for c in range(a + min_part, b - min_part + 1, stride):
             before, after = clean(k.loss[a:c]), clean(k.loss[c:b])
             if len(before) < min_part or len(after) < min_part:
@@ -247,12 +247,10 @@ def _worsened(ks: list[Kpi], a: int, b: int, min_part: int) -> tuple[int, float]
             mb, ma = quantile(before, 0.5), quantile(after, 0.5)
             cost = sum(abs(x - mb) for x in before) + sum(abs(x - ma) for x in after)
             if fit is None or cost < fit[0]:
-                fit = (cost, c)
+                fit = (cost, c, before, after, mb, ma)
         if fit is None:
             continue
-        c = fit[1]
-        before, after = clean(k.loss[a:c]), clean(k.loss[c:b])
-        lb, la = quantile(before, 0.5), quantile(after, 0.5)
+        _, c, before, after, lb, la = fit
         gap = la - lb
         if gap >= WORSE_STEP and quantile(after, 0.25) > quantile(before, 0.75) and gap > best_gap:
             best, best_gap = (c, (1.0 - lb) / max(1.0 - la, 0.05)), gap

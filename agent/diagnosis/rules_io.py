@@ -101,9 +101,14 @@ def read_share(v: SpanView, dev: str) -> float:
     return v.memo(("read_share", dev), lambda: _read_share(v, dev))
 
 
-def _read_share(v: SpanView, dev: str) -> float:
+def _read_rates(v: SpanView) -> dict[str, float]:
+    """Each device's read rate (kB/s) over the span, where measured."""
     rates = {d: v.level(n) for d, n in v.dev_names("io.<dev>.read_kbps")}
-    rates = {d: x for d, x in rates.items() if x == x}
+    return {d: x for d, x in rates.items() if x == x}
+
+
+def _read_share(v: SpanView, dev: str) -> float:
+    rates = _read_rates(v)
     if dev not in rates:
         return 1.0
     total = sum(rates.values())
@@ -501,8 +506,7 @@ def reading_device(v: SpanView) -> tuple[str, float] | None:
     """The device the data is read from in the span and its read rate (kB/s): the busiest reader,
     and, where a stacked device and the disk beneath it read alike, the stacked one, which is where
     the files live. None when no device's reads are measured or none reads."""
-    rates = [(d, v.level(n)) for d, n in v.dev_names("io.<dev>.read_kbps")]
-    rates = [(d, x) for d, x in rates if x == x and x > 0.0]
+    rates = [(d, x) for d, x in _read_rates(v).items() if x > 0.0]
     if not rates:
         return None
     top = max(x for _, x in rates)
@@ -515,34 +519,28 @@ def _rereading(v: SpanView, inserted: float) -> list[Evidence]:
     """What the eviction costs, in figures: the pages read into the cache again and the device
     they come back from. Thrashing is named by refaults or reclaim; the re-reading is its effect,
     and the figure a user checks first (the data set read from disk on every pass)."""
-    out: list[Evidence] = []
-    t0 = v.span.t_start
+    shown: list[tuple[str, float, float, str]] = []
     miss = "mem.pagecache_miss_per_s"
     if v.frame.has(miss) and inserted == inserted:
-        b = v.base(miss)
-        out.append(
-            Evidence(
-                metric=miss,
-                observed=inserted,
-                baseline=b.median if b is not None else None,
-                threshold=READING_PAGES,
-                rule=f"pages read into the page cache: {fmt(inserted)}/s, the evicted data read in again",
-                t_start=t0,
-            )
-        )
+        rule = f"pages read into the page cache: {fmt(inserted)}/s, the evicted data read in again"
+        shown.append((miss, inserted, READING_PAGES, rule))
     dev = reading_device(v)
     if dev is not None:
-        name, rate = dev[0], dev[1]
-        metric = f"io.{name}.read_kbps"
+        name, rate = dev
+        rule = f"reads from {name}: {fmt(rate)} kB/s, where the evicted data comes back from"
+        shown.append((f"io.{name}.read_kbps", rate, 4.0 * READING_PAGES, rule))
+    out: list[Evidence] = []
+    for metric, observed, threshold, rule in shown:
         b = v.base(metric)
+        baseline = b.median if b is not None else None
         out.append(
             Evidence(
                 metric=metric,
-                observed=rate,
-                baseline=b.median if b is not None else None,
-                threshold=4.0 * READING_PAGES,
-                rule=f"reads from {name}: {fmt(rate)} kB/s, where the evicted data comes back from",
-                t_start=t0,
+                observed=observed,
+                baseline=baseline,
+                threshold=threshold,
+                rule=rule,
+                t_start=v.span.t_start,
             )
         )
     return out
