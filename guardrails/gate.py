@@ -178,10 +178,10 @@ class Gate:
         self._count_streaks(proposal.actions, causes, currents)
         out: list[Decision] = []
         taken_causes: set[str] = set()
-        taken_knobs: set[str] = set()
+        taken_settings: set[str] = set()
         for action, cause, cur in zip(proposal.actions, causes, currents, strict=True):
             d = self._decide(action, cur, cause, job, origin, approved_by, now)
-            if d.decision == "approve" and action.knob in taken_knobs:
+            if d.decision == "approve" and self._setting(action) in taken_settings:
                 d = self._no(d, "one_per_knob", f"{action.knob} is already being changed in this review")
             if d.decision == "approve" and cause is not None and cause in taken_causes:
                 d = self._no(d, "one_per_cause", f"another change for {cause} goes first")
@@ -197,7 +197,7 @@ class Gate:
             if d.decision == "approve":
                 self._approved.append(now)
                 self._last_change[action.primitive] = now
-                taken_knobs.add(action.knob)
+                taken_settings.add(self._setting(action))
                 if cause is not None:
                     taken_causes.add(cause)
                 self._streaks.pop(action.knob, None)
@@ -224,6 +224,11 @@ class Gate:
 
     def _no(self, d: Decision, rule: str, reason: str) -> Decision:
         return d.model_copy(update={"decision": "deny", "rule": rule, "reason": reason})
+
+    def _setting(self, action: Action) -> str:
+        """What the action changes on the host: a ratio and its bytes twin are one setting."""
+        p = self._lookup(action.primitive)
+        return p.setting(action.target) if p is not None else action.knob
 
     def _decide(
         self,

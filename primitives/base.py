@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from core.cpulist import format_cpulist, parse_cpulist
 from core.diagnosis import Category
-from core.knob import KnobValue, Target
+from core.knob import KnobValue, Target, knob_key
 
 if TYPE_CHECKING:
     from primitives.host import Host
@@ -200,6 +200,11 @@ class Primitive(ABC):
     @abstractmethod
     def how(self) -> str:
         """How it is read, applied and reverted, in words, for the catalogue."""
+
+    def setting(self, target: Target) -> str:
+        """What one change of this knob changes on the host: its knob key, or a name shared with
+        the knobs that are the same setting in another form (a ratio and its bytes twin)."""
+        return knob_key(self.id, target)
 
     # -- host contract ---------------------------------------------------------
 

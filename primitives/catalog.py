@@ -43,6 +43,13 @@ def get(primitive_id: str) -> Primitive | None:
     return _load().get(primitive_id)
 
 
+def setting(primitive_id: str, target: Target) -> str:
+    """The host setting a change of this knob changes (`Primitive.setting`); the knob key when the
+    primitive is unknown."""
+    p = get(primitive_id)
+    return p.setting(target) if p is not None else knob_key(primitive_id, target)
+
+
 def for_cause(category: Category | str) -> list[Primitive]:
     """Primitives that address a cause, lowest tier first."""
     cat = Category(category)

@@ -135,6 +135,14 @@ def test_modes(tmp_path: Path) -> None:
     assert d.decision == "approve"
 
 
+def test_a_ratio_and_its_bytes_twin_are_one_setting_in_a_review(tmp_path: Path) -> None:
+    g = _gate(tmp_path, Clock(), consensus=1)
+    both = Proposal(actions=[_a("vm.dirty_ratio", 10), _a("vm.dirty_bytes", 64 << 20)])
+    first, second = g.review(both, {**CUR, "vm.dirty_bytes": 0}, cause=None)
+    assert first.decision == "approve"
+    assert (second.decision, second.rule) == ("deny", "one_per_knob")
+
+
 def test_cooldown_rate_limit_and_one_change_per_cause(tmp_path: Path) -> None:
     clock = Clock()
     g = _gate(tmp_path, clock, rate_limit=2)

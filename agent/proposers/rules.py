@@ -19,6 +19,7 @@ from core.diagnosis import Category, Cause, Diagnosis
 from core.knob import KnobValue, Target, knob_key
 from core.proposal import Action, Proposal
 from core.report import HealthReport
+from primitives import catalog
 from primitives.base import IntRange
 from primitives.schema import action_problem
 
@@ -98,7 +99,7 @@ class RuleProposer:
                 idle.append(f"{rule.name}: no {rule.action.target.replace('_', ' ')} found in the report")
             for target in targets:
                 action, why = self._try(rule, rule.action, cause, report, target)
-                if action is not None and any(a.knob == action.knob for a in actions):
+                if action is not None and any(_setting(a) == _setting(action) for a in actions):
                     why = f"{action.knob} is already changed by an earlier rule"
                     action = None
                     # That rule serves this one's purpose: its group's fallbacks are not needed.
@@ -251,6 +252,10 @@ def _holds(cond: Condition, report: HealthReport, selector: str, target: Target)
             return True, ""
     shown = ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in values)
     return False, f"{name} is {shown}, not {cond.op.replace('_', ' ')} {cond.threshold}"
+
+
+def _setting(a: Action) -> str:
+    return catalog.setting(a.primitive, a.target)
 
 
 def _compare(v: KnobValue, op: str, threshold: float | str) -> bool:

@@ -54,6 +54,9 @@ class DirtyPair(Sysctl):
     def locations(self, host: Host, target: Target) -> list[Loc]:
         return [Loc("file", self.path), Loc("file", self.partner)]
 
+    def setting(self, target: Target) -> str:
+        return self.ratio_path  # both members of the pair are one setting
+
     def revert_plan(self, saved: Mapping[Loc, KnobValue]) -> list[Write]:
         for loc, v in saved.items():
             if int(v) != 0:
