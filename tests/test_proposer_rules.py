@@ -96,6 +96,46 @@ def test_writeback_with_background_already_low_throttles_writers_sooner() -> Non
     assert one(default().propose(r, diagnosis("writeback_burst"))) == ("vm.dirty_ratio", None, 10)
 
 
+def knobs_of(p: Proposal) -> list[tuple[str, Any]]:
+    assert SCHEMA.is_valid(p.model_dump()), p
+    return [(a.primitive, a.value) for a in p.actions]
+
+
+MIB = 1 << 20
+# A writer streaming to the device that never reaches the dirty limit (no pauses measured).
+STREAMING = {**WAITING, "mem.dirty_throttle_ms_per_s": [0.0] * 4}
+
+
+def test_a_streaming_writer_gets_both_dirty_limits_sized_to_the_devices_write_rate() -> None:
+    # 3000 MiB/s of writes: background writeback at 5 ms of them, writers throttled at 10 ms.
+    r = report({**STREAMING, "io.nvme0n1.write_kbps": [1000.0, 3000.0 * 1024, 10.0, 0.0]})
+    p = default().propose(r, diagnosis("writeback_burst", 0.97))
+    assert knobs_of(p) == [("vm.dirty_background_bytes", 15 * MIB), ("vm.dirty_bytes", 30 * MIB)]
+    assert p.actions[0].reason.startswith("writeback_burst (0.97): a writer streams to the device")
+
+
+def test_a_slow_streaming_writer_gets_the_measured_fix_as_a_floor() -> None:
+    p = default().propose(report(STREAMING), diagnosis("writeback_burst"))
+    assert knobs_of(p) == [("vm.dirty_background_bytes", 8 * MIB), ("vm.dirty_bytes", 16 * MIB)]
+
+
+def test_a_streaming_writer_in_bytes_mode_lowers_only_what_is_above_its_goal() -> None:
+    big = {"vm.dirty_background_ratio": 0, "vm.dirty_background_bytes": 2 << 30, "vm.dirty_bytes": 64 * MIB}
+    assert knobs_of(default().propose(report(STREAMING, knobs=big), diagnosis("writeback_burst"))) == [
+        ("vm.dirty_background_bytes", 512 * MIB),  # one step (a factor of 4) toward 8 MiB
+        ("vm.dirty_bytes", 16 * MIB),
+    ]
+    low = report(STREAMING, knobs={"vm.dirty_background_bytes": 8 * MIB, "vm.dirty_bytes": 16 * MIB})
+    p = default().propose(low, diagnosis("writeback_burst"))
+    assert p.actions == [] and "already at or past the goal" in (p.noop_reason or "")
+
+
+def test_a_flood_that_paused_writers_starts_background_writeback_earlier() -> None:
+    paused = report({**WAITING, "mem.dirty_throttle_ms_per_s": [0.0, 600.0, 20.0, 0.0]})
+    p = default().propose(paused, diagnosis("writeback_burst"))
+    assert knobs_of(p) == [("vm.dirty_background_ratio", 5)]
+
+
 def test_hysteresis_acts_above_holds_inside_and_releases_below() -> None:
     rp = default()
     d = diagnosis("writeback_burst")

@@ -159,4 +159,5 @@ def host_names(report: HealthReport, selector: str, target: Target) -> dict[str,
         "job_gpus": job_gpus,
         "cores_per_job": cores / n_jobs,
         "cores_per_gpu": cores / n_gpus if n_gpus else cores,
+        "write_mib_s": max(metric_values(report, "io.*.write_kbps", "max"), default=0.0) / 1024,
     }

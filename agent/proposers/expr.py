@@ -21,6 +21,7 @@ NAMES = {
     "cores_per_gpu": "cores / gpus (cores when there is no GPU)",
     "current": "the knob's current value",
     "peak": "the knob's highest value on any target (GPU power limits: also over the window)",
+    "write_mib_s": "the fastest write rate any block device reached over the window, MiB/s (0 with none)",
 }
 _BINOPS: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add,
