@@ -47,6 +47,7 @@ BLIND_ROUNDS = (
     ("round 8", "a1ad958", "bench/results/eval-heldout-round8.json"),
     ("round 9", "e22cfe7", "bench/results/eval-heldout-round9.json"),
     ("round 10", "12dc629", "bench/results/eval-heldout-round10.json"),
+    ("round 11", "da78683", "bench/results/eval-heldout-round11.json"),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
