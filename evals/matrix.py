@@ -885,10 +885,10 @@ CONDITIONS: tuple[Condition, ...] = (
     _c(
         "healthy-ra896-uncapped-hog",
         "readahead",
-        "healthy uncapped ra-896 fs workers-2 noise-hog",
+        "healthy uncapped ra-896 fs workers-2 noise-hog-elsewhere",
         fault={"read_ahead_kb": 896},
         fix={"read_ahead_kb": 4096},
-        setup={"read_iops": None, "noise": ("hog",)},
+        setup={"read_iops": None, "noise": ("hog-elsewhere",)},
     ),
 )
 

@@ -257,3 +257,13 @@ def test_worker_sweep_refuses_bad_input_in_one_line(capsys: pytest.CaptureFixtur
     assert workers.main(["healthy-w6-p1", "6,2", "--rounds", "0"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("evals.workers: ") for line in err)
+
+
+def test_every_conditions_noise_is_one_the_testbed_starts() -> None:
+    from evals import matrix
+    from evals.testbed.scenarios import NOISES
+
+    for c in matrix.CONDITIONS:
+        noise = c.setup.get("noise", ())
+        assert set(noise) <= set(NOISES), (c.name, noise)
+        assert not ("dirty" in noise and c.setup.get("raw")), c.name  # dirty pages need a file system

@@ -23,7 +23,7 @@ from types import FrameType
 
 from core.statedir import state_dir
 from evals.testbed import hostsetup as hs
-from evals.testbed.scenarios import PHASES, SCENARIOS, Phase, PhaseName, Scenario
+from evals.testbed.scenarios import NOISES, PHASES, SCENARIOS, Phase, PhaseName, Scenario
 from evals.testbed.state import UndoLog, state_file
 
 JOB = "testbed"
@@ -173,7 +173,7 @@ class Testbed:
                 raise TestbedError("dirty noise needs a file system on the data device")
             args = argvs.get(kind)
             if args is None:
-                raise TestbedError(f"no noise {kind!r}; choose from {', '.join(argvs)}")
+                raise TestbedError(f"no noise {kind!r}; choose from {', '.join(NOISES)}")
             if kind in ("dirty", "rootwrites"):
                 self.log.add("file", path=args[1])
             self.noise.append(hs.spawn(self.log, hs.python_argv("evals.testbed.load", *args)))

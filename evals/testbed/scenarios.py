@@ -9,6 +9,10 @@ PhaseName = Literal["fault", "fix"]
 PHASES: tuple[PhaseName, PhaseName] = ("fault", "fix")
 
 
+# The background noises a scenario may carry (started by evals.testbed.runner).
+NOISES = ("dirty", "rootwrites", "hog-elsewhere", "memhog")
+
+
 @dataclass(frozen=True)
 class Phase:
     """The host and job settings of one phase. Knob values are written before the job starts."""
