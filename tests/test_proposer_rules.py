@@ -194,6 +194,13 @@ def test_starvation_at_the_core_budget_deepens_prefetch_instead() -> None:
         "sdxl",
         4,
     )
+    # A weak starvation (a best guess, below 0.3) raises workers below the cores, never prefetch.
+    weak = default().propose(r, diagnosis("dataloader_starvation", 0.2))
+    assert weak.actions == []
+    few = {**knobs, "loader.workers@sdxl": 8}
+    assert one(
+        default().propose(report(WAITING, knobs=few, jobs=jobs), diagnosis("dataloader_starvation", 0.2))
+    )[0] == ("loader.workers")
 
 
 def test_oversubscription_lowers_every_job_over_its_share_of_the_cores() -> None:
