@@ -119,3 +119,17 @@ def test_batch_size_is_allowed_when_the_file_enables_it() -> None:
 def test_unreadable_file_is_a_policy_error(tmp_path: Path) -> None:
     with pytest.raises(PolicyError, match=r"missing\.yaml:0: cannot read"):
         load_policy(tmp_path / "missing.yaml")
+
+
+def test_pow2_rounds_a_size_up_to_a_power_of_two() -> None:
+    from agent.proposers.expr import Expr
+
+    e = Expr("pow2(max(8, write_mib_s * 0.005))")
+    assert [e.evaluate({"write_mib_s": r}) for r in (0.0, 1500.0, 1700.0, 3200.0, 3300.0)] == [
+        8.0,
+        8.0,
+        16.0,
+        16.0,
+        32.0,
+    ]
+    assert Expr("pow2(0.5)").evaluate({}) == 1.0 and Expr("pow2(1024)").evaluate({}) == 1024.0

@@ -107,10 +107,11 @@ STREAMING = {**WAITING, "mem.dirty_throttle_ms_per_s": [0.0] * 4}
 
 
 def test_a_streaming_writer_gets_both_dirty_limits_sized_to_the_devices_write_rate() -> None:
-    # 3000 MiB/s of writes: background writeback at 5 ms of them, writers throttled at 10 ms.
+    # 3000 MiB/s of writes: background writeback at 5 ms of them (15 MiB), writers throttled at
+    # 10 ms (30 MiB), each rounded up to a power of two.
     r = report({**STREAMING, "io.nvme0n1.write_kbps": [1000.0, 3000.0 * 1024, 10.0, 0.0]})
     p = default().propose(r, diagnosis("writeback_burst", 0.97))
-    assert knobs_of(p) == [("vm.dirty_background_bytes", 15 * MIB), ("vm.dirty_bytes", 30 * MIB)]
+    assert knobs_of(p) == [("vm.dirty_background_bytes", 16 * MIB), ("vm.dirty_bytes", 32 * MIB)]
     assert p.actions[0].reason.startswith("writeback_burst (0.97): a writer streams to the device")
 
 

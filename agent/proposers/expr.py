@@ -1,4 +1,5 @@
-"""Arithmetic a policy may write for a value or a step: numbers, a few names, + - * / //, min, max, round.
+"""Arithmetic a policy may write for a value or a step: numbers, a few names, + - * / //, min, max,
+round, pow2.
 
 Parsed once when the policy is loaded, so a bad expression is a policy error with a
 line number, never a surprise while proposing. No attribute access, no calls but
@@ -8,6 +9,7 @@ the three listed, no names but the host's figures.
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from collections.abc import Callable, Mapping
 
@@ -30,7 +32,14 @@ _BINOPS: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv,
 }
-_FUNCS: dict[str, Callable[..., float]] = {"min": min, "max": max, "round": round}
+
+
+def pow2(x: float) -> float:
+    """The smallest power of two at or above x (1 at or below 1): sizes as an operator writes them."""
+    return float(1 << max(0, math.ceil(math.log2(x)))) if x > 1 else 1.0
+
+
+_FUNCS: dict[str, Callable[..., float]] = {"min": min, "max": max, "round": round, "pow2": pow2}
 
 
 class ExprError(ValueError):
@@ -67,7 +76,8 @@ class Expr:
             for a in node.args:
                 self._check(a)
             return
-        raise ExprError(f"{self.text!r}: only numbers, names, + - * / //, min, max and round are allowed")
+        allowed = "numbers, names, + - * / //, min, max, round and pow2"
+        raise ExprError(f"{self.text!r}: only {allowed} are allowed")
 
     def evaluate(self, names: Mapping[str, float]) -> float:
         return float(self._eval(self._tree, names))
