@@ -209,8 +209,8 @@ HELD_OUT_13: frozenset[str] = frozenset(
 # The fourteenth round, written down after the thirteenth was scored (once, at 53d7a25; figures in
 # bench/results/eval-heldout-round13.json) and before the engine was tuned on it (071f97a, after
 # that scoring, changed only how the rules round the dirty limits they propose, for the LLM
-# proposer's sake; the rules' figures did not move). It joins ROUNDS once recorded and that
-# tuning is committed.
+# proposer's sake; the rules' figures did not move); recorded at 97dd014 (evals/unscored/round14).
+# It joins ROUNDS once that tuning is committed.
 HELD_OUT_14: frozenset[str] = frozenset(
     {
         "ra208-iops170-dirty-i2",
