@@ -49,6 +49,7 @@ BLIND_ROUNDS = (
     ("round 10", "12dc629", "bench/results/eval-heldout-round10.json"),
     ("round 11", "da78683", "bench/results/eval-heldout-round11.json"),
     ("round 12", "e945369", "bench/results/eval-heldout-round12.json"),
+    ("round 13", "53d7a25", "bench/results/eval-heldout-round13.json"),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

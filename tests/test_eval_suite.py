@@ -109,15 +109,17 @@ def test_builder_is_deterministic(tmp_path: Path) -> None:
 def test_rules_mode_meets_the_bar() -> None:
     policies = load_policies([], with_default=True)
     run = evaluate([SUITE], lambda: RuleProposer(policies))
-    # The bar holds on what the engine was tuned on; the held-out round is scored and reported,
-    # never a target (a bar on it would be tuning on it).
-    tuned = [r for r in run.results if split_of(r.replay.id) != "held-out"]
-    wrong = [(r.replay.id, r.replay.causes[0]) for r in tuned if not r.score.ac1]
-    assert len(wrong) <= 0.1 * len(tuned), wrong
+    # The bar: what the engine was fitted on (the generator's suite and the fit conditions).
+    fit = [r for r in run.results if split_of(r.replay.id) == "fit"]
+    wrong = [(r.replay.id, r.replay.causes[0]) for r in fit if not r.score.ac1]
+    assert len(wrong) <= 0.05 * len(fit), wrong
+    restrained = [r.score.restraint for r in fit if r.score.restraint is not None]
+    assert sum(restrained) >= 0.95 * len(restrained)
     assert run.summary.forbidden_actions == 0
-    # Known and listed in the README: real recordings where nothing is acceptable yet the rules act
-    # (bandwidth caps read as IOPS caps, a healthy job with more workers than cores, checkpoint
-    # bursts whose fix lifted samples/s by 17 %). A regression below today's level fails here.
-    restrained = [r.score.restraint for r in tuned if r.score.restraint is not None]
-    assert sum(restrained) >= 0.85 * len(restrained)
+    # Every round scored blind joins the suite with the misses it found, so the whole suite is
+    # guarded against regression, not held to a target: 0.89 and 0.84 with round 14 in. Known and
+    # listed in the README: bandwidth caps read as request caps, healthy readers named starved,
+    # checkpoints whose fix lifted samples/s by less than 20 %.
+    assert run.summary.ac1 >= 0.85
+    assert run.summary.restraint is not None and run.summary.restraint >= 0.8
     assert run.summary.schema_valid_rate == 1.0
