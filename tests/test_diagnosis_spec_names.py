@@ -1,12 +1,15 @@
 """Diagnosis from the spec's names alone, as another recorder writes them: without a count of runnable
 tasks a job that fills its cores itself cannot be told from contention on a chronic window (it is
-marked not judged, not guessed), and without counted refaults reclaim running in step with the reads
-still names a page cache too small for the data set. Where runnable tasks are counted, others count
-by their mean share of the cores; large requests the job does not wait on are no readahead cause."""
+marked not judged, not guessed) unless CPU pressure runs beyond what its own threads can make, and
+without counted refaults reclaim running in step with the reads still names a page cache too small
+for the data set. Where runnable tasks are counted, others count by their mean share of the cores;
+large requests the job does not wait on are no readahead cause."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from core.diagnosis import Category, Cause, Diagnosis
 from core.incident import load_incident
@@ -25,6 +28,8 @@ def _busy(
     healthy_until: int = 0,
     cpus: int = 2,
     snapshots: tuple[int, int] | None = None,
+    psi: float = 90.0,
+    off: float = 0.4,
 ) -> Diagnosis:
     """A job with `workers` loader workers whose CPU is saturated and whose threads wait for a core;
     before `healthy_until` the host was calm and the job did not wait."""
@@ -36,10 +41,10 @@ def _busy(
             "trainer.job.samples_per_s": j(3000.0) if calm else j(1800.0),
             "trainer.job.step_time_ms": j(20.0) if calm else j(34.0),
             "cpu.util_pct": j(60.0) if calm else min(100.0, j(99.5)),
-            "psi.cpu.some_avg10": j(2.0) if calm else j(90.0),
+            "psi.cpu.some_avg10": j(2.0) if calm else min(100.0, j(psi)),
             "sched.runq_lat_p99_us": j(300.0) if calm else j(9500.0),
             "sched.job.runq_lat_p99_us": j(300.0) if calm else j(9300.0),
-            "sched.job.offcpu_frac": j(0.1) if calm else j(0.4),
+            "sched.job.offcpu_frac": j(0.1) if calm else j(off),
             "sched.ctx_switches_per_s": j(2000.0),
             "psi.io.some_avg10": j(0.2),
             "mem.dirty_mib": j(4.0),
@@ -105,6 +110,45 @@ def test_a_rise_over_a_healthy_stretch_names_contention_without_a_runnable_count
     for seed in range(4):
         d = _busy(seed, healthy_until=25)
         assert d.top.category is Category.CPU_CONTENTION, [(x.category.value, x.confidence) for x in d.causes]
+
+
+def test_pressure_beyond_what_the_jobs_threads_can_make_names_contention_without_a_runnable_count() -> None:
+    # Two workers on two cores and a main thread asleep 70 % of the time: the job alone keeps a task
+    # waiting at most 30 % of the time. Pressure near 100 % is someone else's; 45 % is the job's own
+    # threads and the helpers beside them.
+    for seed in range(4):
+        d = _busy(seed, workers=2, psi=98.0, off=0.7)
+        c = _cause(d, Category.CPU_CONTENTION)
+        assert c.judged and d.top.category is Category.CPU_CONTENTION, [
+            (x.category.value, x.confidence) for x in d.causes
+        ]
+        assert any(e.metric == "psi.cpu.some_avg10" and "own threads" in e.rule for e in c.evidence)
+        own = _busy(seed, workers=2, psi=45.0, off=0.7)
+        assert not _cause(own, Category.CPU_CONTENTION).judged
+        # Three workers on two cores keep a task waiting all the time by themselves: not judged.
+        crowd = _busy(seed, workers=3, psi=98.0, off=0.7)
+        assert not _cause(crowd, Category.CPU_CONTENTION).judged
+
+
+def test_the_share_the_jobs_own_threads_can_keep_waiting() -> None:
+    from agent.diagnosis.rules_cpu import own_wait_share
+
+    class _View:
+        def __init__(self, workers: int, cpus: int, offs: dict[str, float]) -> None:
+            self.lay = type("Lay", (), {"total_workers": workers, "cpus": cpus, "jobs": list(offs)})()
+            self._offs = offs
+
+        def level(self, name: str) -> float:
+            return self._offs[name.split(".")[1]]
+
+    def share(workers: int, cpus: int, **offs: float) -> float | None:
+        return own_wait_share(_View(workers, cpus, offs))  # type: ignore[arg-type]
+
+    assert share(3, 2, job=0.7) == 1.0  # workers outnumber the cores
+    assert share(2, 2, job=0.7) == pytest.approx(0.3)  # only while the main thread is awake
+    assert share(1, 2, job=0.0) == 0.0  # workers and main thread fit the cores
+    assert share(1, 2, a=0.5, b=0.5) == pytest.approx(0.25)  # both main threads awake at once
+    assert share(2, 2, job=float("nan")) == 1.0  # sleep not measured: taken as always awake
 
 
 def test_a_job_that_cannot_fill_the_cores_is_judged_without_a_runnable_count() -> None:

@@ -28,6 +28,13 @@ OWN_HELPERS = 1.0
 # with another worker), two or more hogs beside the job 0.7 and up (it ran 16-95 % faster with
 # more workers, its share of the CPU growing with its runnable tasks).
 FOREIGN_SHARE = (0.35, 0.75)
+# Points of CPU pressure (psi.cpu.some) beyond what the jobs' own threads can make (own_wait_share)
+# from which others' work counts as contention, and fully. Fit on rounds 1-14 of the matrix (2 cores,
+# 2 loader workers, no healthy stretch): two to six hogs beside the job read +55 to +82 points; every
+# other recording -63 to +26 (healthy jobs beside a hog in another group, a memory hog, dirty pages
+# or root-disk writes; checkpoint writers; capped readers: the recording agent, the jobs' helper
+# threads and the kernel's flushers make the rest).
+FOREIGN_PRESSURE = (30.0, 50.0)
 
 
 def workers_per_core(v: SpanView) -> float | None:
@@ -180,17 +187,22 @@ def cpu_contention(v: SpanView) -> Finding:
         # A busy CPU that still schedules the trainer promptly is not a cause.
         return Finding.none_found("the CPU may be busy but run-queue latency and CPU pressure stayed normal")
     others = others_running(v)
+    foreign = Signal.zero()
     if others is None and own_fill_cores(v) and not v.lost.ref:
         # A job whose own threads can keep every core busy saturates the CPU, backs up its run queue
-        # and raises CPU pressure by itself. Whether someone else's work takes a share shows only in
-        # a count of runnable tasks beside the job's own, or as a rise over a healthy stretch;
-        # without either (a recorder of the spec's names alone, a chronic window) the window cannot
-        # tell contention from a job bound by its own CPU.
-        return Finding.not_judged(
-            f"the job's own threads ({v.lay.total_workers} loader workers and its main thread) can keep "
-            f"all {v.lay.cpus} cores busy, and the window counts no runnable tasks beside them and holds "
-            "no healthy stretch to compare with: whose work fills the CPU cannot be told"
-        )
+        # and raises CPU pressure by itself. Whether someone else's work takes a share shows in a
+        # count of runnable tasks beside the job's own, as a rise over a healthy stretch, or as CPU
+        # pressure the job's threads cannot make (foreign_pressure); without any of them (a recorder
+        # of the spec's names alone, a chronic window) the window cannot tell contention from a job
+        # bound by its own CPU.
+        foreign = foreign_pressure(v)
+        if foreign.score <= 0.0:
+            return Finding.not_judged(
+                f"the job's own threads ({v.lay.total_workers} loader workers and its main thread) can keep "
+                f"all {v.lay.cpus} cores busy, and the window counts no runnable tasks beside them, holds "
+                "no healthy stretch to compare with, and shows no more CPU pressure than they can make: "
+                "whose work fills the CPU cannot be told"
+            )
     rise = v.up("cpu.util_pct", (1.2, 1.8), (80.0, 95.0), "host CPU busy share")
     over = oversubscribed(v)
     score = 0.25 * sat.score + 0.3 * runq.score + 0.3 * psi.score + 0.15 * rise.score
@@ -211,10 +223,12 @@ def cpu_contention(v: SpanView) -> Finding:
     # FOREIGN_SHARE[0], fully at FOREIGN_SHARE[1].
     if others is not None:
         score *= ramp((others - OWN_HELPERS) / max(v.lay.cpus, 1), *FOREIGN_SHARE)
+    elif foreign.evidence:
+        score *= foreign.score
     return Finding(
         score,
         "other work takes the CPU: the run queue backs up and the trainer's loaders wait for cores",
-        gather(runq, psi, sat, rise, ctx),
+        gather(foreign, runq, psi, sat, rise, ctx),
         weight=max(runq.weight, psi.weight),
     )
 
@@ -228,6 +242,57 @@ def own_demand(v: SpanView) -> float | None:
         return None
     offs = [v.level(f"sched.{j}.offcpu_frac") for j in v.lay.jobs]
     return total + (sum(1.0 - off if off == off else 1.0 for off in offs) if offs else 1.0)
+
+
+def own_wait_share(v: SpanView) -> float | None:
+    """The largest share of time (0..1) the jobs' own threads alone could keep a task waiting for a
+    CPU, which is what CPU pressure (`psi.cpu.some`) measures: workers taken as always runnable,
+    each main thread runnable for the share of time it was not asleep (its off-CPU share; all of
+    it where not measured), the main threads independent of each other. Workers that outnumber the
+    cores keep one waiting all the time (1.0); workers that fill them, only while a main thread is
+    awake. None when the workers are not known."""
+    total = v.lay.total_workers
+    if total is None:
+        return None
+    awake = [
+        1.0 - off if off == off else 1.0 for off in (v.level(f"sched.{j}.offcpu_frac") for j in v.lay.jobs)
+    ]
+    # dist[k]: the chance that k main threads are runnable at once.
+    dist = [1.0]
+    for a in awake or [1.0]:
+        dist = [
+            (dist[k] if k < len(dist) else 0.0) * (1.0 - a) + (dist[k - 1] * a if k else 0.0)
+            for k in range(len(dist) + 1)
+        ]
+    return sum(p for k, p in enumerate(dist) if total + k > max(v.lay.cpus, 1))
+
+
+def foreign_pressure(v: SpanView) -> Signal:
+    """CPU pressure beyond what the jobs' own threads can make (own_wait_share): someone else's
+    runnable tasks. Counted from FOREIGN_PRESSURE[0] points above that bound, fully from
+    FOREIGN_PRESSURE[1]. Zero where the pressure or the bound is not known, or the jobs' workers
+    alone can keep a task waiting all the time."""
+    bound = own_wait_share(v)
+    pressure = v.pressure("psi.cpu.some_avg10")
+    if bound is None or bound >= 1.0 or pressure != pressure:
+        return Signal.zero()
+    excess = pressure - 100.0 * bound
+    score = ramp(excess, *FOREIGN_PRESSURE)
+    if score <= 0.0:
+        return Signal.zero()
+    return Signal(
+        score,
+        [
+            Evidence(
+                metric="psi.cpu.some_avg10",
+                observed=pressure,
+                baseline=100.0 * bound,
+                threshold=100.0 * bound + FOREIGN_PRESSURE[0],
+                rule=f"CPU pressure beyond the {fmt(100.0 * bound)}% the job's own threads can make",
+                t_start=None,
+            )
+        ],
+    )
 
 
 def own_fill_cores(v: SpanView) -> bool:
