@@ -28,6 +28,12 @@ OWN_HELPERS = 1.0
 # with another worker), two or more hogs beside the job 0.7 and up (it ran 16-95 % faster with
 # more workers, its share of the CPU growing with its runnable tasks).
 FOREIGN_SHARE = (0.35, 0.75)
+# The share of its data wait a job with loader workers spends asleep (asleep_share) below which the
+# wait is the main thread's own batch handling, not starvation, and from which it fully counts. Fit
+# on rounds 1-14 of the matrix: uncapped readers whose loaders keep up (a larger window moved
+# nothing) sleep for 0.28-0.57 of their wait, healthy jobs with more workers than cores 0.47-0.83;
+# every job starved with one worker for heavy preprocessing 0.96-0.99.
+ASLEEP_SHARE = (0.5, 0.8)
 # Points of CPU pressure (psi.cpu.some) beyond what the jobs' own threads can make (own_wait_share)
 # from which others' work counts as contention, and fully. Fit on rounds 1-14 of the matrix (2 cores,
 # 2 loader workers, no healthy stretch): two to six hogs beside the job read +55 to +82 points; every
@@ -151,6 +157,9 @@ def dataloader_starvation(v: SpanView) -> Finding:
     # find no core to run on.
     floor = 0.1 if fills else 0.3
     score = data * (0.4 + 0.35 * few_score + 0.25 * off.score) * (floor + (1.0 - floor) * idle)
+    asleep = asleep_share(v)
+    if asleep is not None:
+        score *= ramp(asleep, *ASLEEP_SHARE)
     return Finding(
         score,
         "the trainer waits for batches while the CPU has idle share: "
@@ -163,6 +172,23 @@ def dataloader_starvation(v: SpanView) -> Finding:
         target=_busiest_job(v),
         weight=wait.weight,
     )
+
+
+def asleep_share(v: SpanView) -> float | None:
+    """The share of its data wait the busiest job's main thread spent asleep (its off-CPU share over
+    its data-wait share), where the job has loader workers and both are measured; else None.
+
+    A trainer with loader workers that waits for them sleeps on their queue. Data wait spent on a
+    CPU is the main thread's own batch handling (receiving, unpickling, collating, pinning), which
+    more workers do not shorten. Without workers the main thread loads the data itself, on its CPU,
+    and this says nothing."""
+    job = _busiest_job(v)
+    if job is None or not v.lay.total_workers:
+        return None
+    wait, off = v.level(f"trainer.{job}.data_wait_frac"), v.level(f"sched.{job}.offcpu_frac")
+    if wait != wait or off != off or wait <= 0.0:
+        return None
+    return min(1.0, off / wait)
 
 
 def loader_oversubscription(v: SpanView) -> Finding:
