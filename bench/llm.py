@@ -101,7 +101,8 @@ def main() -> None:
             f"{s.completion_tokens / s.model_seconds:.1f} generated tokens per model second"
         )
     print(
-        f"used: llm {s.llm_used}, margin too small {s.abstained}, fallback invalid {s.fallback_invalid}, "
+        f"used: llm {s.llm_used}, margin too small {s.abstained}, recorded cases disagree {s.contested}, "
+        f"fallback invalid {s.fallback_invalid}, "
         f"timeout {s.fallback_timeout}, error {s.fallback_error}; no option to choose {s.no_choice}"
     )
     prompt_tps, gen_tps = raw_speed(opened.model)

@@ -433,7 +433,8 @@ def llm_section(rules: EvalRun, doc: dict[str, Any] | None) -> str:
             "",
             f"Who answered the {decisions} decisions: the model's own proposal {own}; the rules "
             f"{decisions - own} (no option to choose {stats.get('no_choice', 0)}, the model abstained "
-            f"on a small margin {stats.get('abstained', 0)}, invalid output "
+            f"on a small margin {stats.get('abstained', 0)}, the nearest recorded cases disagreed on "
+            f"acting {stats.get('contested', 0)}, invalid output "
             f"{stats.get('fallback_invalid', 0)}, timeout {stats.get('fallback_timeout', 0)}, "
             f"error {stats.get('fallback_error', 0)}, "
             f"model unavailable {stats.get('fallback_unavailable', 0)}).",

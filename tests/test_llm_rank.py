@@ -152,3 +152,33 @@ def test_eval_json_says_who_answered_and_the_margin() -> None:
     by = {i["id"]: (i["answered_by"], i["margin"]) for i in doc["incidents"]}
     assert by["checkpoint-writeback-burst"] == ("llm", 2.0)
     assert by["healthy-host"] == ("rules", None)  # nothing to choose: the rules answered
+
+
+def test_nearest_cases_that_disagree_on_acting_leave_the_decision_to_the_rules() -> None:
+    top = diagnosis().top.category.value
+    split = [_example("a", top, rank.NOOP), _example("b", top, "block.read_ahead_kb@vdb = 1024")]
+    model = FakeScorer.scoring([-3.0, -1.0])
+    p = ranker(model, examples=split)
+    d = p.decide(report(), diagnosis())
+    assert d.source == "rules" and d.failure is None and "disagree" in d.why
+    assert d.proposal == rules().propose(report(), diagnosis())
+    assert model.score_calls == [] and p.stats.contested == 1 and p.stats.abstained == 0
+    # Cases that agree, or that disagree only under another top cause, still go to the model.
+    agreed = [_example("a", top, rank.NOOP), _example("b", top, rank.NOOP), _example("c", "none", "x = 1")]
+    model = FakeScorer.scoring([-3.0, -1.0])
+    p = ranker(model, examples=agreed)
+    assert p.decide(report(), diagnosis()).source == "llm" and len(model.score_calls) == 1
+    assert p.stats.contested == 0
+
+
+def test_a_disagreeing_case_tied_with_the_shown_ones_counts_though_not_shown() -> None:
+    top = diagnosis().top.category.value
+    pool = [_example(i, top, rank.NOOP) for i in "abc"] + [
+        _example("d", top, "block.read_ahead_kb@vdb = 1024")
+    ]
+    model = FakeScorer.scoring([-3.0, -1.0])
+    p = ranker(model, examples=pool)
+    key = pool[0].key
+    assert [e.id for e in nearest(pool, key, 3)] == ["a", "b", "c"]  # ties go by id: d is not shown
+    d = p.decide(report(), diagnosis())
+    assert d.source == "rules" and "disagree" in d.why and model.score_calls == []

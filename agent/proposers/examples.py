@@ -112,6 +112,18 @@ def nearest(
     return sorted(chosen, key=lambda e: e.id)
 
 
+def neighbourhood(
+    examples: Sequence[Example], key: Key, k: int = K, exclude: Callable[[str], bool] | None = None
+) -> list[Example]:
+    """Every example `exclude` allows that is at least as similar as the k-th nearest: `nearest`
+    breaks ties by id, so which of these it shows is arbitrary."""
+    shots = nearest(examples, key, k, exclude)
+    if not shots:
+        return []
+    floor = min(similarity(key, e.key) for e in shots) - 1e-9
+    return [e for e in examples if (exclude is None or not exclude(e.id)) and similarity(key, e.key) >= floor]
+
+
 @lru_cache(maxsize=4)
 def _load(path: Path, _mtime: float) -> tuple[Example, ...]:
     out: list[Example] = []

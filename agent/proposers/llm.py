@@ -5,7 +5,9 @@ every complete answer the decision allows (each narrowed option's values, the ru
 proposal, the no-op) is scored by its mean log-probability per token after a short prompt
 of the nearest recorded incidents with their accepted answers (agent.proposers.examples)
 and this case; the best is taken unless its margin over the second is below a threshold,
-when the rules answer (an abstention, not a model failure). A 135M model is a poor free
+when the rules answer (an abstention, not a model failure). Where those nearest incidents
+of the same cause disagree on whether to act at all, the rules answer without a call: the
+model would only follow whichever example its case resembles more. A 135M model is a poor free
 chooser and a fair judge of which of a few lines resembles the worked examples.
 
 A model that cannot score (an OpenAI-compatible server) decodes instead: the options become
@@ -30,7 +32,7 @@ from agent.llm.loader import LLMSettings, open_model
 from agent.llm.render import quote, render_brief
 from agent.proposers import narrow, rank
 from agent.proposers.base import Proposer
-from agent.proposers.examples import Example, K, load_examples, nearest
+from agent.proposers.examples import Example, K, load_examples, nearest, neighbourhood
 from agent.proposers.policy import Policy
 from agent.proposers.validate import check
 from core.diagnosis import Diagnosis
@@ -65,6 +67,7 @@ class LLMStats:
     llm_used: int = 0
     no_choice: int = 0  # no option for the top causes: nothing for the model to pick, the rules answer
     abstained: int = 0  # ranked, but the margin was below the threshold: the rules answer
+    contested: int = 0  # the nearest recorded cases disagree on whether to act: the rules answer
     fallback_invalid: int = 0
     fallback_timeout: int = 0
     fallback_error: int = 0  # the backend failed (connection refused, crashed)
@@ -209,6 +212,13 @@ class LLMProposer:
             self.stats.no_choice += 1
             return LLMOutcome(rules, "rules", "nothing to choose between but the rules' answer")
         shots = nearest(self.examples, dec.key, self.k, self.excluded)
+        if contested(neighbourhood(self.examples, dec.key, self.k, self.excluded), dec.key.causes[:1]):
+            # The model ranks by resemblance to its worked examples; where the nearest recorded
+            # cases of this cause split between acting and not, the host's figures did not tell
+            # them apart, and whichever the model resembles more is chance. No model call.
+            self.stats.contested += 1
+            why = "the nearest recorded cases disagree on whether to act: the rules answer"
+            return LLMOutcome(rules, "rules", why)
         scores = model.score(
             rank.prompt(dec.case, shots),
             [rank.continuation(c) for c in dec.candidates],
@@ -269,6 +279,13 @@ class LLMProposer:
         return LLMOutcome(proposal, "rules", why, done, schema or {}, failure)
 
 
+def contested(near: Sequence[Example], top: Sequence[str]) -> bool:
+    """The nearest worked examples (`near`: as similar as the ones shown, or more) whose top cause is
+    `top` include both an answer that changes nothing and one that changes something."""
+    acts = {e.answer != rank.NOOP for e in near if e.key.causes[:1] == list(top)}
+    return len(acts) == 2
+
+
 def build(
     settings: LLMSettings | None = None,
     *,
@@ -321,6 +338,7 @@ def tally(stats: LLMStats) -> str:
     return (
         f"llm: own proposal used in {s.llm_used} of {s.decisions} decisions; rules answered "
         f"{s.decisions - s.llm_used}: no option to choose {s.no_choice}, margin too small {s.abstained}, "
+        f"recorded cases disagree {s.contested}, "
         f"invalid {s.fallback_invalid}, "
         f"timeout {s.fallback_timeout}, error {s.fallback_error}, "
         f"model unavailable {s.fallback_unavailable}; "
