@@ -50,6 +50,7 @@ BLIND_ROUNDS = (
     ("round 11", "da78683", "bench/results/eval-heldout-round11.json"),
     ("round 12", "e945369", "bench/results/eval-heldout-round12.json"),
     ("round 13", "53d7a25", "bench/results/eval-heldout-round13.json"),
+    ("round 14", "a7f8cb0", "bench/results/eval-heldout-round14.json"),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
