@@ -1021,6 +1021,62 @@ CONDITIONS: tuple[Condition, ...] = (
         fix={"workers": 3},
         setup={"preprocess": 3, "noise": ("hog-elsewhere",)},
     ),
+    # The sixteenth held-out round (evals/split.py).
+    _c(
+        "ra128-iops160-w3",
+        "readahead",
+        "iops-160 ra-128 fs workers-3",
+        fault={"workers": 3},
+        fix={"workers": 3},
+        setup={"read_iops": 160},
+    ),
+    _c(
+        "ra80-iops120-raw-dirty",
+        "readahead",
+        "iops-120 ra-80 raw workers-2 noise-dirty",
+        fault={"read_ahead_kb": 80},
+        setup={"raw": True, "read_iops": 120, "noise": ("dirty",)},
+    ),
+    _c(
+        "ra256-bps56-rootwrites",
+        "readahead",
+        "bps-56m ra-256 fs workers-2 noise-rootwrites",
+        fault={"read_ahead_kb": 256},
+        setup={"read_iops": None, "read_bps": 56 * 1024 * 1024, "noise": ("rootwrites",)},
+    ),
+    _c(
+        "cont-h4-w2-rootwrites-i2",
+        "contention",
+        "hogs-4 workers-2 preprocess-2 noise-rootwrites",
+        fault={"hogs": 4},
+        fix={"hogs": 4},
+        setup={"noise": ("rootwrites",)},
+        interval_s=2.0,
+    ),
+    _c(
+        "starve-w0-p2-dirty-mid",
+        "starvation",
+        "workers-0 preprocess-2 noise-dirty",
+        fault={"workers": 0},
+        setup={"noise": ("dirty",)},
+        onset="mid",
+    ),
+    _c("wb-ckpt-p1-i2", "writeback", "writer fs preprocess-1", setup={"preprocess": 1}, interval_s=2.0),
+    _c(
+        "recl-212-memhog",
+        "reclaim",
+        "memcg-headroom-212 noise-memhog",
+        fault={"mem_headroom_mb": 212},
+        setup={"noise": ("memhog",)},
+    ),
+    _c(
+        "healthy-w3-p3-dirty",
+        "starvation",
+        "healthy workers-3 preprocess-3 noise-dirty",
+        fault={"workers": 3},
+        fix={"workers": 4},
+        setup={"preprocess": 3, "noise": ("dirty",)},
+    ),
 )
 
 
