@@ -1031,11 +1031,11 @@ CONDITIONS: tuple[Condition, ...] = (
         setup={"read_iops": 160},
     ),
     _c(
-        "ra80-iops120-raw-dirty",
+        "ra80-iops120-dirty",
         "readahead",
-        "iops-120 ra-80 raw workers-2 noise-dirty",
+        "iops-120 ra-80 fs workers-2 noise-dirty",
         fault={"read_ahead_kb": 80},
-        setup={"raw": True, "read_iops": 120, "noise": ("dirty",)},
+        setup={"read_iops": 120, "noise": ("dirty",)},
     ),
     _c(
         "ra256-bps56-rootwrites",

@@ -248,7 +248,7 @@ HELD_OUT_15: frozenset[str] = frozenset(
 HELD_OUT_16: frozenset[str] = frozenset(
     {
         "ra128-iops160-w3",
-        "ra80-iops120-raw-dirty",
+        "ra80-iops120-dirty",
         "ra256-bps56-rootwrites",
         "cont-h4-w2-rootwrites-i2",
         "starve-w0-p2-dirty-mid",
