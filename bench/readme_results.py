@@ -51,6 +51,7 @@ BLIND_ROUNDS = (
     ("round 12", "e945369", "bench/results/eval-heldout-round12.json"),
     ("round 13", "53d7a25", "bench/results/eval-heldout-round13.json"),
     ("round 14", "a7f8cb0", "bench/results/eval-heldout-round14.json"),
+    ("round 15", "9790f22", "bench/results/eval-heldout-round15.json"),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

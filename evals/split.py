@@ -244,7 +244,7 @@ HELD_OUT_15: frozenset[str] = frozenset(
 # The sixteenth round, written down after the fifteenth was scored (once, at 9790f22; figures in
 # bench/results/eval-heldout-round15.json) with no tuning on it between: its misses were a bandwidth
 # cap, a checkpoint whose repeats disagree, and a healthy job beside a hog in another group named
-# `cpu_contention` with no action. It joins ROUNDS once recorded and scored.
+# `cpu_contention` with no action.
 HELD_OUT_16: frozenset[str] = frozenset(
     {
         "ra128-iops160-w3",
@@ -274,6 +274,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_13,
     HELD_OUT_14,
     HELD_OUT_15,
+    HELD_OUT_16,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")

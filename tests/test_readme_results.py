@@ -119,10 +119,10 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     policies = load_policies([], with_default=True)
     runs = {v: evaluate([suite], lambda: RuleProposer(policies), view=v) for v in VIEWS}
     blind = blind_rounds()
-    assert set(blind) == {f"round {n}" for n in range(1, 15)} and blind["round 1"].incidents == 28
+    assert set(blind) == {f"round {n}" for n in range(1, 16)} and blind["round 1"].incidents == 28
     text = heldout_section(runs, blind)
     assert text.startswith(HELDOUT_MARKS[0]) and text.endswith(HELDOUT_MARKS[1])
-    assert "| real, held-out round 15, never tuned on | 1 |" in text
+    assert "| real, held-out round 16, never tuned on | 1 |" in text
     assert "| real, held-out round 3, scored blind at cda9249 | 8 | 0.50 |" in text
     assert "| real, held-out round 1, scored blind at 25d79c6 | 28 | 0.86 |" in text
     assert all(f"| {v} |" in text for v in VIEWS)
@@ -167,6 +167,6 @@ def test_llm_section_gives_each_split_beside_the_rules_and_who_answered(tmp_path
     assert text.startswith(LLM_MARKS[0]) and text.endswith(LLM_MARKS[1])
     fit = rules.by_split()["fit"]
     assert f"| fit (margin fitted here) | 1 | 0.25 | {fit.action_match_rate:.2f} |" in text
-    assert "| held-out round 15 (not used for anything) | 1 |" in text
+    assert "| held-out round 16 (not used for anything) | 1 |" in text
     assert "seen:" not in text  # a split the run does not hold is left out
     assert "the model abstained on a small margin 1" in text
