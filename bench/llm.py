@@ -1,14 +1,19 @@
-"""The LLM proposer on the embedded model: load time, RSS, proposal latency and tokens per second.
+"""The LLM proposer on a model: what its decisions are worth beside the rules', load time, RSS,
+proposal latency and tokens per second.
 
-    .venv/bin/python bench/llm.py [--threads 2] [--passes 1] [DIR ...]
+    .venv/bin/python bench/llm.py [--model PATH | --endpoint URL] [--threads 2] [--passes 1] [DIR ...]
 
 Replays the bundled incidents (or DIR...) through report, diagnosis and the LLM
-proposer, one decision each, and prints the figures: model load, resident memory,
-proposal latency p50/p95 (the proposer's own call: options, prompt, scoring the
-ranked options or decoding, validation, and the rules when it falls back), generation and prompt tokens per
-second, and how often the model's own proposal was used. The host's load average is
-printed beside them: on a shared machine the figures move with it. Never fails on
-the figures.
+proposer, one decision each, on the embedded model, a GGUF file (--model) or an
+OpenAI-compatible server (--endpoint), and prints the figures: per split (fit, earlier
+held-out rounds, the held-out round) the model's action match, restraint and forbidden
+actions beside the rules' on the same diagnoses (worked examples never drawn from the
+incident scored or its condition, as in `idletune eval --proposer llm`); model load,
+resident memory, proposal latency p50/p95 (the proposer's own call: options, prompt,
+scoring the ranked options or decoding, validation, and the rules when it falls back),
+generation and prompt tokens per second, and how often the model's own proposal was
+used. The host's load average is printed beside them: on a shared machine the figures
+move with it. Never fails on the figures.
 """
 
 from __future__ import annotations
@@ -26,8 +31,14 @@ from agent.diagnosis.engine import diagnose
 from agent.llm.backend import Model
 from agent.llm.loader import LLMSettings, open_model
 from agent.proposers.llm import factory
+from agent.proposers.rules import RuleProposer, load_policies
 from bench.figures import write_figures
-from evals.harness import load_all
+from core.diagnosis import Diagnosis
+from core.incident import Incident
+from core.proposal import Proposal
+from evals.harness import excluded_for, load_all, schema_valid
+from evals.scoring import IncidentScore, score_incident, summarise
+from evals.split import split_of
 
 BUNDLED = Path(__file__).resolve().parent.parent / "evals" / "incidents"
 
@@ -45,38 +56,52 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("dirs", nargs="*", type=Path, default=[BUNDLED])
     ap.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: every core)")
     ap.add_argument("--passes", type=int, default=1, help="times over the incidents")
     ap.add_argument("--json", type=Path, help="also write the figures to this file as JSON")
-    args = ap.parse_args()
+    ap.add_argument("--model", type=Path, default=None, help="a GGUF file instead of the embedded model")
+    ap.add_argument("--endpoint", default=None, help="an OpenAI-compatible server URL (wins over --model)")
+    ap.add_argument("--endpoint-model", default="default", help="the model name the server is asked for")
+    args = ap.parse_args(argv)
+    settings = LLMSettings(
+        threads=args.threads, model=args.model, endpoint=args.endpoint, endpoint_model=args.endpoint_model
+    )
 
     incidents, errors = load_all(args.dirs)
     cases = []
     for inc in incidents:
         window = inc.window()
         report = inc.report(window)
-        cases.append((inc.id, report, diagnose(window, report, inc.question)))
+        cases.append((inc, report, diagnose(window, report, inc.question)))
     load_before = os.getloadavg()[0]
     rss0 = rss_mb()
     t0 = time.perf_counter()
-    opened = open_model(LLMSettings(threads=args.threads))
+    opened = open_model(settings)
     load_s = time.perf_counter() - t0
     if opened.model is None:
         print(f"no model: {opened.why_not}")
-        return
+        return 1
     # As `idletune eval --proposer llm` makes them: one proposer per incident, one model, one tally.
-    make, stats, _ = factory(LLMSettings(threads=args.threads))
+    policies = load_policies([])
+    make, stats, _ = factory(settings, policies)
     latencies: list[float] = []
-    for _ in range(args.passes):
-        for _id, report, diagnosis in cases:
+    scored: dict[str, tuple[list[IncidentScore], list[IncidentScore]]] = {}
+    for k in range(args.passes):
+        for inc, report, diagnosis in cases:
             proposer = make()
+            proposer.exclude_examples(excluded_for(inc.id))
             t = time.perf_counter()
-            proposer.decide(report, diagnosis)
-            if proposer.last is not None and proposer.last.completion is not None:
+            outcome = proposer.decide(report, diagnosis)
+            if outcome.completion is not None:
                 latencies.append(time.perf_counter() - t)
+            if k == 0:
+                rules = RuleProposer(policies).propose(report, diagnosis)
+                pair = scored.setdefault(split_of(inc.id), ([], []))
+                for out, proposal in zip(pair, (outcome.proposal, rules), strict=True):
+                    out.append(_score(inc, diagnosis, proposal))
     rss1 = rss_mb()
     s = stats
     evaluated = s.prompt_tokens - s.cached_tokens
@@ -85,6 +110,7 @@ def main() -> None:
         f"load average {load_before:.2f}"
     )
     print(f"incidents: {len(cases)} ({len(errors)} unreadable), decisions: {s.decisions}")
+    print_quality(scored)
     print(f"model load: {load_s:.2f} s")
     print(f"RSS: {rss0:.0f} MB before load, {rss1:.0f} MB after the decisions")
     if latencies:
@@ -123,6 +149,40 @@ def main() -> None:
                 "prompt_tokens_per_s": round(prompt_tps, 1),
             },
         )
+    return 0
+
+
+def _score(inc: Incident, diagnosis: Diagnosis, proposal: Proposal) -> IncidentScore:
+    causes = [c.category.value for c in diagnosis.causes]
+    return score_incident(
+        inc.id, inc.truth, causes, proposal.actions, [], schema_valid=schema_valid(proposal), latency_ms=0.0
+    )
+
+
+SPLITS = ("fit", "seen", "held-out")
+
+
+def print_quality(scored: dict[str, tuple[list[IncidentScore], list[IncidentScore]]]) -> None:
+    """Per split, the model's decisions beside the rules' on the same diagnoses."""
+
+    def fig(x: float | None) -> str:
+        return "-" if x is None else f"{x:.2f}"
+
+    print("| split | incidents | actions: llm / rules | restraint: llm / rules | forbidden: llm / rules |")
+    print("|---|---:|---:|---:|---:|")
+    for split in (*SPLITS, "all"):
+        if split == "all":
+            llm = [s for a, _ in scored.values() for s in a]
+            rules = [s for _, b in scored.values() for s in b]
+        elif split in scored:
+            llm, rules = scored[split]
+        else:
+            continue
+        a, b = summarise(llm), summarise(rules)
+        print(
+            f"| {split} | {a.incidents} | {fig(a.action_match_rate)} / {fig(b.action_match_rate)} "
+            f"| {fig(a.restraint)} / {fig(b.restraint)} | {a.forbidden_actions} / {b.forbidden_actions} |"
+        )
 
 
 def raw_speed(model: Model) -> tuple[float, float]:
@@ -137,4 +197,4 @@ def raw_speed(model: Model) -> tuple[float, float]:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

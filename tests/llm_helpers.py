@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
 from agent.diagnosis.engine import diagnose
@@ -90,3 +93,35 @@ def eight_gpu() -> tuple[HealthReport, Diagnosis]:
     window = inc.window()
     r = inc.report(window)
     return r, diagnose(window, r, inc.question)
+
+
+class FakeServer:
+    """A local OpenAI-compatible server on a free port: records each request, answers `{"actions": []}`."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.delay = 0.0
+        self.status = 200
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append((self.path, body))
+                time.sleep(outer.delay)
+                doc = {
+                    "choices": [{"message": {"content": '{"actions": []}'}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 12, "completion_tokens": 5},
+                }
+                data = json.dumps(doc).encode()
+                self.send_response(outer.status)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()

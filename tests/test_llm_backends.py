@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import threading
-import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,46 +17,17 @@ from agent.llm.loader import (
     open_model,
 )
 from agent.llm.openai_compat import OpenAICompatModel
-
-
-class _Server:
-    def __init__(self) -> None:
-        self.requests: list[tuple[str, dict[str, Any]]] = []
-        self.delay = 0.0
-        self.status = 200
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append((self.path, body))
-                time.sleep(outer.delay)
-                doc = {
-                    "choices": [{"message": {"content": '{"actions": []}'}, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 12, "completion_tokens": 5},
-                }
-                data = json.dumps(doc).encode()
-                self.send_response(outer.status)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = HTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+from tests.llm_helpers import FakeServer
 
 
 @pytest.fixture
-def server() -> Iterator[_Server]:
-    s = _Server()
+def server() -> Iterator[FakeServer]:
+    s = FakeServer()
     yield s
     s.httpd.shutdown()
 
 
-def test_chat_sends_schema_and_greedy_settings(server: _Server) -> None:
+def test_chat_sends_schema_and_greedy_settings(server: FakeServer) -> None:
     m = OpenAICompatModel(server.url, model="smol")
     assert isinstance(m, Model)
     schema = {"type": "object"}
@@ -74,18 +40,18 @@ def test_chat_sends_schema_and_greedy_settings(server: _Server) -> None:
     assert body["response_format"]["json_schema"]["schema"] == schema
 
 
-def test_url_with_v1_is_not_doubled(server: _Server) -> None:
+def test_url_with_v1_is_not_doubled(server: FakeServer) -> None:
     OpenAICompatModel(server.url + "/v1/").complete("hi")
     assert server.requests[0][0] == "/v1/completions"
 
 
-def test_slow_server_is_a_timeout(server: _Server) -> None:
+def test_slow_server_is_a_timeout(server: FakeServer) -> None:
     server.delay = 0.5
     done = OpenAICompatModel(server.url).chat([{"role": "user", "content": "hi"}], timeout_s=0.1)
     assert done.finish == "timeout"
 
 
-def test_http_error_and_refused_connection_are_errors(server: _Server) -> None:
+def test_http_error_and_refused_connection_are_errors(server: FakeServer) -> None:
     server.status = 500
     assert OpenAICompatModel(server.url).complete("hi").finish == "error"
     server.httpd.shutdown()
