@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +23,9 @@ from agent.proposers.rules import RuleProposer, load_policies
 from bench.figures import RESULTS, read_all
 from evals.harness import EvalRun, evaluate
 from evals.results_table import ROWS, Row, markdown
-from evals.scoring import Summary
+from evals.scoring import IncidentScore, Summary, summarise
 from evals.sources import VIEWS
-from evals.split import ROUNDS, split_of
+from evals.split import ROUNDS, condition_of, split_of
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -52,7 +52,11 @@ BLIND_ROUNDS = (
     ("round 13", "53d7a25", "bench/results/eval-heldout-round13.json"),
     ("round 14", "a7f8cb0", "bench/results/eval-heldout-round14.json"),
     ("round 15", "9790f22", "bench/results/eval-heldout-round15.json"),
+    ("round 16", "fe1dbee", "bench/results/eval-heldout-round16.json"),
 )
+# The rounds from this one on were each scored blind with no tuning of the engine between them
+# (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met.
+UNTUNED_FROM = 15
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
 CHAT_MARKS = ("<!-- chat:start -->", "<!-- chat:end -->")
@@ -316,9 +320,12 @@ def _part(run: EvalRun, keep: Callable[[str, list[str]], bool]) -> Summary:
     return run.subset(lambda r: keep(r.replay.id, r.tags))
 
 
-def heldout_section(runs: dict[str, EvalRun], blind: dict[str, Summary]) -> str:
+def heldout_section(
+    runs: dict[str, EvalRun], blind: dict[str, Summary], untuned: Sequence[IncidentScore] = ()
+) -> str:
     """Scores on conditions the engine was never tuned on, beside the ones it was, and per source set.
-    `blind` holds each earlier round's held-out figures as scored before it was tuned on."""
+    `blind` holds each earlier round's held-out figures as scored before it was tuned on; `untuned`
+    the per-incident blind scores of the earlier rounds from UNTUNED_FROM, pooled with the last."""
     run = runs["all"]
 
     def real_in(split: str) -> Callable[[str, list[str]], bool]:
@@ -341,6 +348,14 @@ def heldout_section(runs: dict[str, EvalRun], blind: dict[str, Summary]) -> str:
         (f"real, held-out rounds 1-{last - 1} now (tuned on since)", _part(run, real_in("seen"))),
         (f"real, held-out round {last}, never tuned on", held),
     ]
+    if last > UNTUNED_FROM:
+        now = [r.score for r in run.results if "real" in r.tags and split_of(r.replay.id) == "held-out"]
+        rows.append(
+            (
+                f"real, held-out rounds {UNTUNED_FROM}-{last} pooled, each scored blind, no tuning between",
+                summarise([*untuned, *now]),
+            )
+        )
     lines = [
         HELDOUT_MARKS[0],
         "",
@@ -396,6 +411,24 @@ def heldout_section(runs: dict[str, EvalRun], blind: dict[str, Summary]) -> str:
         )
     lines += ["", HELDOUT_MARKS[1]]
     return "\n".join(lines)
+
+
+def untuned_scores() -> list[IncidentScore]:
+    """The per-incident blind scores of each earlier round from UNTUNED_FROM, read from its file."""
+    out: list[IncidentScore] = []
+    for name, _, rel in BLIND_ROUNDS:
+        n = int(name.split()[1])
+        path = ROOT / rel
+        if n < UNTUNED_FROM or not path.exists():
+            continue
+        doc = json.loads(path.read_text())
+        conditions = ROUNDS[n - 1]
+        out += [
+            IncidentScore.model_validate(i["score"])
+            for i in doc.get("incidents", [])
+            if condition_of(i["id"]) in conditions
+        ]
+    return out
 
 
 def blind_rounds() -> dict[str, Summary]:
@@ -531,7 +564,7 @@ def main() -> None:
     }
     text = args.readme.read_text() if args.readme.exists() else "# idletune\n"
     text = replace_section(text, RESULTS_MARKS, results_section(run))
-    text = replace_section(text, HELDOUT_MARKS, heldout_section(views, blind_rounds()))
+    text = replace_section(text, HELDOUT_MARKS, heldout_section(views, blind_rounds(), untuned_scores()))
     llm_file = args.results / LLM_EVAL
     llm_doc = json.loads(llm_file.read_text()) if llm_file.exists() else None
     text = replace_section(text, LLM_MARKS, llm_section(run, llm_doc))

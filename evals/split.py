@@ -259,8 +259,7 @@ HELD_OUT_16: frozenset[str] = frozenset(
 )
 # The seventeenth round, written down after the sixteenth was scored (once, at fe1dbee; figures in
 # bench/results/eval-heldout-round16.json) with no tuning between: its misses were a bandwidth cap
-# and a checkpoint whose second repeat's fix moved samples/s by 13 %. It joins ROUNDS once recorded
-# and scored.
+# and a checkpoint whose second repeat's fix moved samples/s by 13 %.
 HELD_OUT_17: frozenset[str] = frozenset(
     {
         "ra48-iops200-w1-mid",
@@ -291,6 +290,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_14,
     HELD_OUT_15,
     HELD_OUT_16,
+    HELD_OUT_17,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
