@@ -53,6 +53,7 @@ BLIND_ROUNDS = (
     ("round 14", "a7f8cb0", "bench/results/eval-heldout-round14.json"),
     ("round 15", "9790f22", "bench/results/eval-heldout-round15.json"),
     ("round 16", "fe1dbee", "bench/results/eval-heldout-round16.json"),
+    ("round 17", "01242b7", "bench/results/eval-heldout-round17.json"),
 )
 # The rounds from this one on were each scored blind with no tuning of the engine between them
 # (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met.

@@ -275,7 +275,7 @@ HELD_OUT_17: frozenset[str] = frozenset(
 # The eighteenth round, written down after the seventeenth was scored (once, at 01242b7; figures in
 # bench/results/eval-heldout-round17.json) with no tuning between: its misses were a bandwidth cap,
 # a checkpoint whose first repeat's fix moved samples/s by 11 %, and a healthy job beside root-disk
-# writes named `cpu_contention` with no action. It joins ROUNDS once recorded and scored.
+# writes named `cpu_contention` with no action.
 HELD_OUT_18: frozenset[str] = frozenset(
     {
         "ra96-iops180-w3-i2",
@@ -307,6 +307,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_15,
     HELD_OUT_16,
     HELD_OUT_17,
+    HELD_OUT_18,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")

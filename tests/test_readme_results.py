@@ -125,14 +125,14 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     policies = load_policies([], with_default=True)
     runs = {v: evaluate([suite], lambda: RuleProposer(policies), view=v) for v in VIEWS}
     blind = blind_rounds()
-    assert set(blind) == {f"round {n}" for n in range(1, 17)} and blind["round 1"].incidents == 28
+    assert set(blind) == {f"round {n}" for n in range(1, 18)} and blind["round 1"].incidents == 28
     untuned = untuned_scores()
-    assert len(untuned) == sum(blind[f"round {n}"].incidents for n in range(UNTUNED_FROM, 17))
+    assert len(untuned) == sum(blind[f"round {n}"].incidents for n in range(UNTUNED_FROM, 18))
     text = heldout_section(runs, blind, untuned)
-    pooled = f"| real, held-out rounds {UNTUNED_FROM}-17 pooled, each scored blind, no tuning between |"
+    pooled = f"| real, held-out rounds {UNTUNED_FROM}-18 pooled, each scored blind, no tuning between |"
     assert f"{pooled} {len(untuned) + 1} |" in text
     assert text.startswith(HELDOUT_MARKS[0]) and text.endswith(HELDOUT_MARKS[1])
-    assert "| real, held-out round 17, never tuned on | 1 |" in text
+    assert "| real, held-out round 18, never tuned on | 1 |" in text
     assert "| real, held-out round 3, scored blind at cda9249 | 8 | 0.50 |" in text
     assert "| real, held-out round 1, scored blind at 25d79c6 | 28 | 0.86 |" in text
     assert all(f"| {v} |" in text for v in VIEWS)
@@ -177,6 +177,6 @@ def test_llm_section_gives_each_split_beside_the_rules_and_who_answered(tmp_path
     assert text.startswith(LLM_MARKS[0]) and text.endswith(LLM_MARKS[1])
     fit = rules.by_split()["fit"]
     assert f"| fit (margin fitted here) | 1 | 0.25 | {fit.action_match_rate:.2f} |" in text
-    assert "| held-out round 17 (not used for anything) | 1 |" in text
+    assert "| held-out round 18 (not used for anything) | 1 |" in text
     assert "seen:" not in text  # a split the run does not hold is left out
     assert "the model abstained on a small margin 1" in text
