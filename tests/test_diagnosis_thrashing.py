@@ -105,3 +105,45 @@ def test_a_disk_that_reads_far_more_than_the_stacked_device_is_the_one_cited() -
     assert d.top.category is Category.MEMORY_RECLAIM
     cited = {e.metric for e in d.top.evidence}
     assert "io.vda.read_kbps" in cited and "io.loop1.read_kbps" not in cited
+
+
+def _evicted_mid_window(seed: int) -> Diagnosis:
+    """A job served from the page cache until a cgroup limit evicts its data set at t=20: the
+    device that read a trickle now streams every sample back, refaults counted."""
+
+    def metrics(t: int, j: Jitter) -> dict[str, float]:
+        evicted = t >= 20
+        return {
+            "trainer.job.data_wait_frac": j(0.94 if evicted else 0.22),
+            "trainer.job.samples_per_s": j(800.0 if evicted else 11200.0),
+            "trainer.job.step_time_ms": j(80.0 if evicted else 5.7),
+            "io.loop0.read_iops": j(365.0 if evicted else 1.0),
+            "io.loop0.read_kbps": j(48400.0 if evicted else 36.0),
+            "io.loop0.avg_req_kb": j(133.0 if evicted else 36.0),
+            "psi.io.some_avg10": j(60.0 if evicted else 0.5),
+            "mem.pagecache_miss_per_s": j(12290.0 if evicted else 11.0),
+            "mem.refaults_per_s": j(12288.0) if evicted else 0.0,
+            "mem.memcg_reclaim_ms_per_s": j(3.5) if evicted else 0.0,
+            "mem.direct_reclaim_ms_per_s": j(3.5) if evicted else 0.0,
+            "mem.kswapd_wakeups_per_s": 0.0,
+            "mem.available_mib": j(20000.0),
+        }
+
+    return diagnose_jittered(
+        40,
+        seed,
+        metrics,
+        HostInfo(cpus=2, gpus=0, block_devices=["loop0"]),
+        knobs={"block.read_ahead_kb@loop0": 128},
+        jobs=[JobInfo(name="job", loader_workers=2)],
+    )
+
+
+def test_a_data_set_evicted_mid_window_is_not_readahead_fetching_unused_data() -> None:
+    # Against a past served from the cache every sample read back raises the bytes read per
+    # sample; counted refaults say they are the evicted data set, not readahead's waste.
+    for seed in range(5):
+        d = _evicted_mid_window(seed)
+        assert d.top.category is Category.MEMORY_RECLAIM, [(c.category.value, c.confidence) for c in d.causes]
+        ra = next(c for c in d.causes if c.category is Category.READAHEAD_MISMATCH)
+        assert ra.confidence < 0.3, ra.summary

@@ -346,8 +346,11 @@ def readahead_mismatch(v: SpanView) -> Finding:
         lead = max(waste.score, big.score)
         large_score = (0.5 * lead + 0.15 * big.score + 0.15 * miss.score + 0.2 * data) * ramp(lead, 0.15, 0.5)
         # Re-reads of evicted pages stream at whatever size readahead gives them; a larger
-        # window only evicts more of what the reader still needs.
-        small_score *= 1.0 - 0.85 * thrashing(v).score
+        # window only evicts more of what the reader still needs. Nor are they readahead's
+        # waste: against a past served from the cache, every sample read back counts as extra.
+        evicted = thrashing(v).score
+        small_score *= 1.0 - 0.85 * evicted
+        large_score *= 1.0 - 0.85 * evicted
         # A device that serves (next to) no reads in the span is not what the trainer waits
         # on, whatever size its rare requests have (the data came from the page cache).
         iops_name = f"io.{dev}.read_iops"
