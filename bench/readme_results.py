@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +54,13 @@ BLIND_ROUNDS = (
     ("round 15", "9790f22", "bench/results/eval-heldout-round15.json"),
     ("round 16", "fe1dbee", "bench/results/eval-heldout-round16.json"),
     ("round 17", "01242b7", "bench/results/eval-heldout-round17.json"),
+    ("round 18", "decfb95", "bench/results/eval-heldout-round18.json"),
 )
-# The rounds from this one on were each scored blind with no tuning of the engine between them
-# (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met.
-UNTUNED_FROM = 15
+# Stretches of rounds (first, last), each round scored blind with no change to the engine between
+# them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
+# stretch may end at the held-out round, whose scores are then the current run's. Rounds 15-18 ran
+# on one engine; 9f23446 changed it after round 18 was scored.
+UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18),)
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
 CHAT_MARKS = ("<!-- chat:start -->", "<!-- chat:end -->")
@@ -322,11 +325,14 @@ def _part(run: EvalRun, keep: Callable[[str, list[str]], bool]) -> Summary:
 
 
 def heldout_section(
-    runs: dict[str, EvalRun], blind: dict[str, Summary], untuned: Sequence[IncidentScore] = ()
+    runs: dict[str, EvalRun],
+    blind: dict[str, Summary],
+    untuned: dict[tuple[int, int], list[IncidentScore]] | None = None,
 ) -> str:
     """Scores on conditions the engine was never tuned on, beside the ones it was, and per source set.
     `blind` holds each earlier round's held-out figures as scored before it was tuned on; `untuned`
-    the per-incident blind scores of the earlier rounds from UNTUNED_FROM, pooled with the last."""
+    the per-incident blind scores of each stretch of rounds scored with no tuning between them
+    (untuned_scores), pooled with the held-out round's where a stretch ends at it."""
     run = runs["all"]
 
     def real_in(split: str) -> Callable[[str, list[str]], bool]:
@@ -349,12 +355,12 @@ def heldout_section(
         (f"real, held-out rounds 1-{last - 1} now (tuned on since)", _part(run, real_in("seen"))),
         (f"real, held-out round {last}, never tuned on", held),
     ]
-    if last > UNTUNED_FROM:
-        now = [r.score for r in run.results if "real" in r.tags and split_of(r.replay.id) == "held-out"]
+    now = [r.score for r in run.results if "real" in r.tags and split_of(r.replay.id) == "held-out"]
+    for (first, end), scores in (untuned or {}).items():
         rows.append(
             (
-                f"real, held-out rounds {UNTUNED_FROM}-{last} pooled, each scored blind, no tuning between",
-                summarise([*untuned, *now]),
+                f"real, held-out rounds {first}-{end} pooled, each scored blind, no tuning between",
+                summarise([*scores, *(now if end == last else [])]),
             )
         )
     lines = [
@@ -414,21 +420,24 @@ def heldout_section(
     return "\n".join(lines)
 
 
-def untuned_scores() -> list[IncidentScore]:
-    """The per-incident blind scores of each earlier round from UNTUNED_FROM, read from its file."""
-    out: list[IncidentScore] = []
-    for name, _, rel in BLIND_ROUNDS:
-        n = int(name.split()[1])
-        path = ROOT / rel
-        if n < UNTUNED_FROM or not path.exists():
-            continue
-        doc = json.loads(path.read_text())
-        conditions = ROUNDS[n - 1]
-        out += [
-            IncidentScore.model_validate(i["score"])
-            for i in doc.get("incidents", [])
-            if condition_of(i["id"]) in conditions
-        ]
+def untuned_scores() -> dict[tuple[int, int], list[IncidentScore]]:
+    """Per stretch of UNTUNED_STRETCHES, the per-incident blind scores of its earlier rounds, each
+    read from its file (the held-out round's are the current run's)."""
+    out: dict[tuple[int, int], list[IncidentScore]] = {}
+    for first, end in UNTUNED_STRETCHES:
+        scores = out.setdefault((first, end), [])
+        for name, _, rel in BLIND_ROUNDS:
+            n = int(name.split()[1])
+            path = ROOT / rel
+            if not first <= n <= end or not path.exists():
+                continue
+            doc = json.loads(path.read_text())
+            conditions = ROUNDS[n - 1]
+            scores += [
+                IncidentScore.model_validate(i["score"])
+                for i in doc.get("incidents", [])
+                if condition_of(i["id"]) in conditions
+            ]
     return out
 
 

@@ -290,7 +290,7 @@ HELD_OUT_18: frozenset[str] = frozenset(
 )
 # The nineteenth round, written down after the eighteenth was scored (once, at decfb95; figures in
 # bench/results/eval-heldout-round18.json) and after the one change it prompted (9f23446: evicted
-# pages read back no longer count as readahead's waste). It joins ROUNDS once recorded and scored.
+# pages read back no longer count as readahead's waste).
 HELD_OUT_19: frozenset[str] = frozenset(
     {
         "ra72-iops160-w1",
@@ -323,6 +323,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_16,
     HELD_OUT_17,
     HELD_OUT_18,
+    HELD_OUT_19,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")

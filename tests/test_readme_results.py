@@ -108,14 +108,14 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     from agent.proposers.rules import RuleProposer, load_policies
     from bench.readme_results import (
         HELDOUT_MARKS,
-        UNTUNED_FROM,
+        UNTUNED_STRETCHES,
         blind_rounds,
         heldout_section,
         untuned_scores,
     )
     from evals.harness import evaluate
     from evals.sources import VIEWS
-    from evals.split import split_of
+    from evals.split import ROUNDS, split_of
 
     bundled = Path(__file__).resolve().parent.parent / "evals" / "incidents"
     suite = tmp_path / "suite"
@@ -125,14 +125,22 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     policies = load_policies([], with_default=True)
     runs = {v: evaluate([suite], lambda: RuleProposer(policies), view=v) for v in VIEWS}
     blind = blind_rounds()
-    assert set(blind) == {f"round {n}" for n in range(1, 18)} and blind["round 1"].incidents == 28
+    assert set(blind) == {f"round {n}" for n in range(1, 19)} and blind["round 1"].incidents == 28
     untuned = untuned_scores()
-    assert len(untuned) == sum(blind[f"round {n}"].incidents for n in range(UNTUNED_FROM, 18))
+    assert list(untuned) == list(UNTUNED_STRETCHES) == [(15, 18)]
+    assert len(untuned[(15, 18)]) == sum(blind[f"round {n}"].incidents for n in range(15, 19))
     text = heldout_section(runs, blind, untuned)
-    pooled = f"| real, held-out rounds {UNTUNED_FROM}-18 pooled, each scored blind, no tuning between |"
-    assert f"{pooled} {len(untuned) + 1} |" in text
+    # A stretch that ended before the held-out round pools its blind scores alone.
+    closed = "| real, held-out rounds 15-18 pooled, each scored blind, no tuning between |"
+    assert f"{closed} {len(untuned[(15, 18)])} |" in text
+    # One that ends at the held-out round pools the current run's scores with them.
+    round18 = [s for s in untuned[(15, 18)] if s.id.startswith(tuple(f"real-{c}-" for c in ROUNDS[17]))]
+    assert len(round18) == blind["round 18"].incidents
+    open_ = heldout_section(runs, blind, {(18, 19): round18})
+    pooled = "| real, held-out rounds 18-19 pooled, each scored blind, no tuning between |"
+    assert f"{pooled} {len(round18) + 1} |" in open_
     assert text.startswith(HELDOUT_MARKS[0]) and text.endswith(HELDOUT_MARKS[1])
-    assert "| real, held-out round 18, never tuned on | 1 |" in text
+    assert "| real, held-out round 19, never tuned on | 1 |" in text
     assert "| real, held-out round 3, scored blind at cda9249 | 8 | 0.50 |" in text
     assert "| real, held-out round 1, scored blind at 25d79c6 | 28 | 0.86 |" in text
     assert all(f"| {v} |" in text for v in VIEWS)
@@ -177,6 +185,6 @@ def test_llm_section_gives_each_split_beside_the_rules_and_who_answered(tmp_path
     assert text.startswith(LLM_MARKS[0]) and text.endswith(LLM_MARKS[1])
     fit = rules.by_split()["fit"]
     assert f"| fit (margin fitted here) | 1 | 0.25 | {fit.action_match_rate:.2f} |" in text
-    assert "| held-out round 18 (not used for anything) | 1 |" in text
+    assert "| held-out round 19 (not used for anything) | 1 |" in text
     assert "seen:" not in text  # a split the run does not hold is left out
     assert "the model abstained on a small margin 1" in text
