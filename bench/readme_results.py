@@ -24,7 +24,7 @@ from bench.figures import RESULTS, read_all
 from evals.harness import EvalRun, evaluate
 from evals.results_table import ROWS, Row, markdown
 from evals.scoring import IncidentScore, Summary, summarise
-from evals.sources import VIEWS
+from evals.sources import VIEWS, View
 from evals.split import ROUNDS, condition_of, split_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -325,7 +325,7 @@ def _part(run: EvalRun, keep: Callable[[str, list[str]], bool]) -> Summary:
 
 
 def heldout_section(
-    runs: dict[str, EvalRun],
+    runs: dict[View, EvalRun],
     blind: dict[str, Summary],
     untuned: dict[tuple[int, int], list[IncidentScore]] | None = None,
 ) -> str:
@@ -569,8 +569,8 @@ def main() -> None:
     args = ap.parse_args()
     policies = load_policies([], with_default=True)
     run = evaluate([SUITE], lambda: RuleProposer(policies), on_error=lambda e: print(f"invalid: {e}"))
-    views = {"all": run} | {
-        v: evaluate([SUITE], lambda: RuleProposer(policies), view=v) for v in VIEWS if v != "all"
+    views: dict[View, EvalRun] = {
+        v: run if v == "all" else evaluate([SUITE], lambda: RuleProposer(policies), view=v) for v in VIEWS
     }
     text = args.readme.read_text() if args.readme.exists() else "# idletune\n"
     text = replace_section(text, RESULTS_MARKS, results_section(run))
