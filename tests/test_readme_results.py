@@ -115,7 +115,7 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     )
     from evals.harness import evaluate
     from evals.sources import VIEWS
-    from evals.split import ROUNDS, split_of
+    from evals.split import ROUNDS, condition_of, split_of
 
     bundled = Path(__file__).resolve().parent.parent / "evals" / "incidents"
     suite = tmp_path / "suite"
@@ -134,7 +134,7 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     closed = "| real, held-out rounds 15-18 pooled, each scored blind, no tuning between |"
     assert f"{closed} {len(untuned[(15, 18)])} |" in text
     # One that ends at the held-out round pools the current run's scores with them.
-    round18 = [s for s in untuned[(15, 18)] if s.id.startswith(tuple(f"real-{c}-" for c in ROUNDS[17]))]
+    round18 = [s for s in untuned[(15, 18)] if condition_of(s.id) in ROUNDS[17]]
     assert len(round18) == blind["round 18"].incidents
     open_ = heldout_section(runs, blind, {(18, 19): round18})
     pooled = "| real, held-out rounds 18-19 pooled, each scored blind, no tuning between |"
