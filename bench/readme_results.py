@@ -55,12 +55,13 @@ BLIND_ROUNDS = (
     ("round 16", "fe1dbee", "bench/results/eval-heldout-round16.json"),
     ("round 17", "01242b7", "bench/results/eval-heldout-round17.json"),
     ("round 18", "decfb95", "bench/results/eval-heldout-round18.json"),
+    ("round 19", "ec42ee6", "bench/results/eval-heldout-round19.json"),
 )
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
 # stretch may end at the held-out round, whose scores are then the current run's. Rounds 15-18 ran
-# on one engine; 9f23446 changed it after round 18 was scored.
-UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18),)
+# on one engine; 9f23446 changed it after round 18 was scored, and rounds 19-20 ran on that one.
+UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20))
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
 CHAT_MARKS = ("<!-- chat:start -->", "<!-- chat:end -->")

@@ -305,7 +305,6 @@ HELD_OUT_19: frozenset[str] = frozenset(
 )
 # The twentieth round, written down after the nineteenth was scored (once, at ec42ee6; figures in
 # bench/results/eval-heldout-round19.json), with no change to the engine since 9f23446.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_20: frozenset[str] = frozenset(
     {
         "ra40-iops260-raw-w3",
@@ -339,6 +338,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_17,
     HELD_OUT_18,
     HELD_OUT_19,
+    HELD_OUT_20,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
