@@ -11,9 +11,10 @@ from core.report import HostInfo, JobInfo
 from tests.diag_helpers import Jitter, diagnose_jittered, rank_of
 
 
-def _reader(read_ahead_kb: int, swing: float, seed: int = 1) -> Diagnosis:
+def _reader(read_ahead_kb: int, swing: float, seed: int = 1, latency: bool = True) -> Diagnosis:
     """A job waiting on data read from loop0 (its file on vda) at about 24 MiB/s; `swing` is how
-    far the read rate moves from second to second."""
+    far the read rate moves from second to second. Without `latency`, as procfs alone records it
+    (no eBPF: no request latency)."""
     req = float(min(read_ahead_kb, 512))
 
     def metrics(t: int, j: Jitter) -> dict[str, float]:
@@ -29,10 +30,10 @@ def _reader(read_ahead_kb: int, swing: float, seed: int = 1) -> Diagnosis:
                 f"io.{dev}.read_kbps": kbps,
                 f"io.{dev}.read_iops": kbps / req,
                 f"io.{dev}.avg_req_kb": j(req),
-                f"io.{dev}.lat_p50_us": j(500.0),
-                f"io.{dev}.lat_p99_us": j(2000.0),
                 f"io.{dev}.write_kbps": 0.0,
             }
+            if latency:
+                m |= {f"io.{dev}.lat_p50_us": j(500.0), f"io.{dev}.lat_p99_us": j(2000.0)}
         return m
 
     return diagnose_jittered(
@@ -65,3 +66,19 @@ def test_a_rate_that_moves_is_no_cap() -> None:
     d = _reader(4096, swing=0.15)
     cap = next(c for c in d.causes if c.category is Category.STORAGE_LATENCY)
     assert "cap" not in cap.summary
+
+
+def test_without_latency_figures_a_small_window_still_comes_before_the_device() -> None:
+    """Procfs alone has no request latency; tasks stalled on I/O then stand for a slow device, but
+    requests as large as a window below 1 MiB still point at the window first, as they do when
+    latency is measured, and a large window still leaves the device."""
+    for ra in (320, 512):
+        d = _reader(ra, swing=0.005, latency=False)
+        assert d.top.category is Category.READAHEAD_MISMATCH, (
+            ra,
+            [(c.category.value, c.confidence) for c in d.causes],
+        )
+        assert rank_of(d, Category.STORAGE_LATENCY) == 2
+        assert d.top.category is _reader(ra, swing=0.005).top.category
+    big = _reader(4096, swing=0.005, latency=False)
+    assert big.top.category is Category.STORAGE_LATENCY

@@ -188,9 +188,24 @@ def storage_latency(v: SpanView) -> Finding:
             )
     devs = v.dev_names("io.<dev>.lat_p99_us")
     if not devs and psi.score > 0:
-        # No latency figures (no eBPF): I/O pressure with the trainer waiting is the remaining sign.
+        # No latency figures (no eBPF): I/O pressure with the trainer waiting is the remaining sign,
+        # read as the latency test below reads a slow device and _capped a flat one: odd request
+        # sizes on the device the data comes from point at readahead, a window larger requests
+        # could come from comes before the device, and reads of evicted pages are reclaim's.
+        odd, window = 0.0, 0.3
+        if reading is not None:
+            waste, big = large_readahead(v, reading[0])
+            odd = max(small_requests(v, reading[0]).score, waste.score, big.score)
+            ra = v.knob(f"block.read_ahead_kb@{reading[0]}")
+            window = small_window(ra) if ra is not None else 0.3
         stall = Finding(
-            0.6 * psi.score * v.data_side() * (1.0 - 0.85 * surge),
+            0.6
+            * psi.score
+            * v.data_side()
+            * (1.0 - 0.85 * surge)
+            * (1.0 - 0.8 * odd)
+            * (1.0 - 0.6 * window)
+            * (1.0 - 0.85 * thrashing(v).score),
             "tasks stalled on I/O while the trainer waited for data; no latency figures to name a device",
             gather(psi),
             weight=psi.weight,
