@@ -320,7 +320,6 @@ HELD_OUT_20: frozenset[str] = frozenset(
 # The twenty-first round, written down after the twentieth was scored (once, at d547241; figures in
 # bench/results/eval-heldout-round20.json) and after the one change it prompted (b4d53c5: without
 # latency figures, a stall on I/O no longer outweighs a small readahead window; procfs-only view).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_21: frozenset[str] = frozenset(
     {
         "ra1024-bps40",
@@ -355,6 +354,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_18,
     HELD_OUT_19,
     HELD_OUT_20,
+    HELD_OUT_21,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
