@@ -82,3 +82,6 @@ def test_without_latency_figures_a_small_window_still_comes_before_the_device() 
         assert d.top.category is _reader(ra, swing=0.005).top.category
     big = _reader(4096, swing=0.005, latency=False)
     assert big.top.category is Category.STORAGE_LATENCY
+    # The device the data is read from (the loop device, not the disk beneath it) is named, so a
+    # rule can read its window.
+    assert big.top.target == "loop0" and "loop0" in big.top.summary

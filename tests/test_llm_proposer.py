@@ -219,8 +219,10 @@ def test_policy_hints_keep_the_policys_primitives_and_directions() -> None:
     assert cpu == {"loader.workers@sdxl": (0, 32)}
     # A cause the policy only explains (a no-op rule, no action rule) offers nothing.
     assert options(report(), diagnosis("cpu_contention"), hints) == []
-    # A cause the policy covers with primitives this host lacks offers nothing.
-    assert options(report(), diagnosis("storage_latency"), hints) == []
+    # Of a cause's primitives, only those this host has are offered: storage latency's deeper
+    # prefetch needs the loader's settings (none here), its larger window a device (nvme0n1).
+    storage = options(report(), diagnosis("storage_latency"), hints)
+    assert [(o.knob, o.values) for o in storage] == [("block.read_ahead_kb@nvme0n1", (16384,))]
 
 
 def test_policy_hints_reach_the_model_through_the_proposer() -> None:

@@ -179,6 +179,20 @@ def test_readahead_named_by_the_cause_wins_and_is_lowered_when_large() -> None:
     )  # 8192 / 32: the primitive's largest step toward 128
 
 
+def test_a_device_at_a_cap_with_a_window_below_1_mib_gets_larger_requests_to_try() -> None:
+    """A flat rate is a cap on bytes or on requests; below 1 MiB a larger window lifts the second,
+    so it is tried (and undone by the effect tracker where it moves nothing). The cap's confidence
+    stays low by design, so the rule acts from 0.2."""
+    series = {**WAITING, "io.loop0.read_kbps": [40000.0] * 4, "io.loop0.avg_req_kb": [700.0] * 4}
+    capped = diagnosis("storage_latency", confidence=0.28, target="loop0")
+    small = report(series, knobs={"block.read_ahead_kb@loop0": 768}, devices=("loop0", "vda"))
+    assert one(default().propose(small, capped)) == ("block.read_ahead_kb", "loop0", 2048)
+    large = report(series, knobs={"block.read_ahead_kb@loop0": 1024}, devices=("loop0", "vda"))
+    assert not default().propose(large, capped).actions
+    faint = diagnosis("storage_latency", confidence=0.15, target="loop0")
+    assert not default().propose(small, faint).actions
+
+
 def test_starvation_raises_workers_of_the_waiting_job_by_a_bounded_step() -> None:
     jobs = [JobInfo(name="a", gpus=[0], loader_workers=4), JobInfo(name="b", gpus=[1], loader_workers=4)]
     series = {"trainer.a.data_wait_frac": [0.05, 0.1], "trainer.b.data_wait_frac": [0.4, 0.6]}

@@ -206,8 +206,14 @@ def storage_latency(v: SpanView) -> Finding:
             * (1.0 - 0.8 * odd)
             * (1.0 - 0.6 * window)
             * (1.0 - 0.85 * thrashing(v).score),
-            "tasks stalled on I/O while the trainer waited for data; no latency figures to name a device",
+            "tasks stalled on I/O while the trainer waited for data"
+            + (
+                f", reading from {reading[0]}; no latency figures to say whether it is slow or at a cap"
+                if reading is not None
+                else "; no latency figures to name a device"
+            ),
             gather(psi),
+            target=reading[0] if reading is not None else None,
             weight=psi.weight,
         )
         return stall if stall.score > found.score else found
