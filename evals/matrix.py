@@ -1401,6 +1401,68 @@ CONDITIONS: tuple[Condition, ...] = (
         setup={"read_iops": None, "noise": ("memhog",)},
         interval_s=2.0,
     ),
+    # The twenty-second held-out round (evals/split.py).
+    _c(
+        "ra896-iops80-raw",
+        "readahead",
+        "iops-80 ra-896 raw workers-2",
+        fault={"read_ahead_kb": 896},
+        setup={"raw": True, "read_iops": 80},
+    ),
+    _c(
+        "ra576-bps48",
+        "readahead",
+        "bps-48m ra-576 fs workers-2",
+        fault={"read_ahead_kb": 576},
+        setup={"read_iops": None, "read_bps": 48 * 1024 * 1024},
+    ),
+    _c(
+        "ra96-iops140-w1-dirty",
+        "readahead",
+        "iops-140 ra-96 fs workers-1 noise-dirty",
+        fault={"read_ahead_kb": 96, "workers": 1},
+        fix={"workers": 1},
+        setup={"read_iops": 140, "noise": ("dirty",)},
+    ),
+    _c(
+        "starve-w0-p2-memhog-i2",
+        "starvation",
+        "workers-0 preprocess-2 noise-memhog",
+        setup={"noise": ("memhog",)},
+        interval_s=2.0,
+    ),
+    _c(
+        "cont-h5-w1-mid",
+        "contention",
+        "hogs-5 workers-1 preprocess-2",
+        fault={"hogs": 5, "workers": 1},
+        fix={"hogs": 5},
+        onset="mid",
+    ),
+    _c(
+        "wb-ckpt-ra96-i2",
+        "writeback",
+        "writer fs ra-96",
+        fault={"read_ahead_kb": 96},
+        fix={"read_ahead_kb": 96},
+        interval_s=2.0,
+    ),
+    _c(
+        "recl-204-rootwrites",
+        "reclaim",
+        "memcg-headroom-204 noise-rootwrites",
+        fault={"mem_headroom_mb": 204},
+        setup={"noise": ("rootwrites",)},
+    ),
+    _c(
+        "healthy-ra1792-uncapped-rootwrites-i2",
+        "readahead",
+        "healthy uncapped ra-1792 fs workers-2 noise-rootwrites",
+        fault={"read_ahead_kb": 1792},
+        fix={"read_ahead_kb": 4096},
+        setup={"read_iops": None, "noise": ("rootwrites",)},
+        interval_s=2.0,
+    ),
 )
 
 
