@@ -335,7 +335,6 @@ HELD_OUT_21: frozenset[str] = frozenset(
 # The twenty-second round, written down after the twenty-first was scored (once, at d4cfb15;
 # figures in bench/results/eval-heldout-round21.json) and after the change it prompted (1cfcffd:
 # a device at a cap with a window below 1 MiB gets a larger window to try).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_22: frozenset[str] = frozenset(
     {
         "ra896-iops80-raw",
@@ -371,6 +370,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_19,
     HELD_OUT_20,
     HELD_OUT_21,
+    HELD_OUT_22,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
