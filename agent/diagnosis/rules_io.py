@@ -95,6 +95,19 @@ def small_window(ra: float) -> float:
     return ramp(ra, 1024.0, 256.0)
 
 
+def window_smallness(v: SpanView, dev: str) -> float:
+    """small_window of `dev`'s readahead knob; 0.3 when the knob is not known."""
+    ra = v.knob(f"block.read_ahead_kb@{dev}")
+    return small_window(ra) if ra is not None else 0.3
+
+
+def odd_requests(v: SpanView, dev: str) -> float:
+    """0..1: request sizes on `dev` point at readahead (too small for the reader, as large as a
+    large window, or more bytes read than samples trained), not at the device."""
+    waste, big = large_readahead(v, dev)
+    return max(small_requests(v, dev).score, waste.score, big.score)
+
+
 def read_share(v: SpanView, dev: str) -> float:
     """0..1: `dev` carries a good part of the host's reads in the span (its share of the bytes
     read across devices); 1 when reads are not measured per device."""
@@ -192,12 +205,9 @@ def storage_latency(v: SpanView) -> Finding:
         # read as the latency test below reads a slow device and _capped a flat one: odd request
         # sizes on the device the data comes from point at readahead, a window larger requests
         # could come from comes before the device, and reads of evicted pages are reclaim's.
-        odd, window = 0.0, 0.3
-        if reading is not None:
-            waste, big = large_readahead(v, reading[0])
-            odd = max(small_requests(v, reading[0]).score, waste.score, big.score)
-            ra = v.knob(f"block.read_ahead_kb@{reading[0]}")
-            window = small_window(ra) if ra is not None else 0.3
+        source = reading[0] if reading is not None else None
+        odd = odd_requests(v, source) if source is not None else 0.0
+        window = window_smallness(v, source) if source is not None else 0.3
         stall = Finding(
             0.6
             * psi.score
@@ -208,12 +218,12 @@ def storage_latency(v: SpanView) -> Finding:
             * (1.0 - 0.85 * thrashing(v).score),
             "tasks stalled on I/O while the trainer waited for data"
             + (
-                f", reading from {reading[0]}; no latency figures to say whether it is slow or at a cap"
-                if reading is not None
+                f", reading from {source}; no latency figures to say whether it is slow or at a cap"
+                if source is not None
                 else "; no latency figures to name a device"
             ),
             gather(psi),
-            target=reading[0] if reading is not None else None,
+            target=source,
             weight=psi.weight,
         )
         return stall if stall.score > found.score else found
@@ -229,8 +239,7 @@ def storage_latency(v: SpanView) -> Finding:
         if lat <= 0.0:
             continue
         # Odd request sizes point at readahead, not at the device.
-        waste, big = large_readahead(v, dev)
-        odd = max(small_requests(v, dev).score, waste.score, big.score)
+        odd = odd_requests(v, dev)
         score = 0.4 * p99.score + 0.3 * p50.score + 0.15 * psi.score + 0.15 * v.data_side()
         score *= ramp(lat, 0.1, 0.4) * (1.0 - 0.8 * odd) * (1.0 - 0.85 * surge) * stalled
         # Reads that only exist because reclaim evicted the data are reclaim's doing.
@@ -279,8 +288,7 @@ def _capped(v: SpanView, dev: str, psi: Signal, surge: float) -> Signal:
     score = CAPPED_WEIGHT * pinned * psi.score * v.data_side() * io_explains_wait(v) * read_share(v, dev)
     score *= (1.0 - 0.85 * surge) * (1.0 - 0.85 * thrashing(v).score)
     # A window larger requests could come from may lift a request cap: the cap comes after it.
-    ra = v.knob(f"block.read_ahead_kb@{dev}")
-    score *= 1.0 - 0.6 * (small_window(ra) if ra is not None else 0.3)
+    score *= 1.0 - 0.6 * window_smallness(v, dev)
     if score <= 0.0:
         return Signal.zero()
     ev = Evidence(
@@ -340,7 +348,7 @@ def readahead_mismatch(v: SpanView) -> Finding:
         ra = v.knob(f"block.read_ahead_kb@{dev}")
         small = small_requests(v, dev)
         iops = v.up(f"io.{dev}.read_iops", (1.5, 4.0), None, f"read requests on {dev}")
-        knob_small = small_window(ra) if ra is not None else 0.3
+        knob_small = window_smallness(v, dev)
         # Many small requests only cost work when the device is what the trainer waits on.
         stress = best(
             [
