@@ -11,14 +11,19 @@ from core.report import HostInfo, JobInfo
 from tests.diag_helpers import Jitter, diagnose_jittered, rank_of
 
 
-def _reader(read_ahead_kb: int, swing: float, seed: int = 1, latency: bool = True) -> Diagnosis:
+def _reader(
+    read_ahead_kb: int, swing: float, seed: int = 1, latency: bool = True, sizes: float = 0.0
+) -> Diagnosis:
     """A job waiting on data read from loop0 (its file on vda) at about 24 MiB/s; `swing` is how
-    far the read rate moves from second to second. Without `latency`, as procfs alone records it
-    (no eBPF: no request latency)."""
-    req = float(min(read_ahead_kb, 512))
+    far the read rate moves from second to second. With `sizes`, requests vary in size by that
+    share while their number per second moves only by `swing`: a cap on requests, the bytes
+    moving with the sizes. Without `latency`, as procfs alone records it (no eBPF: no request
+    latency)."""
+    base = float(min(read_ahead_kb, 512))
 
     def metrics(t: int, j: Jitter) -> dict[str, float]:
-        kbps = 24576.0 * (1.0 + swing * math.sin(1.7 * t))
+        req = base * (1.0 + sizes * math.sin(1.3 * t))
+        kbps = 24576.0 / base * req * (1.0 + swing * math.sin(1.7 * t))
         m = {
             "trainer.job.data_wait_frac": j(0.9),
             "trainer.job.samples_per_s": j(380.0),
@@ -63,9 +68,21 @@ def test_a_flat_rate_with_a_small_window_names_readahead_first_and_the_cap_secon
 
 
 def test_a_rate_that_moves_is_no_cap() -> None:
-    d = _reader(4096, swing=0.15)
-    cap = next(c for c in d.causes if c.category is Category.STORAGE_LATENCY)
-    assert "cap" not in cap.summary
+    for sizes in (0.0, 0.1):
+        d = _reader(4096, swing=0.15, sizes=sizes)
+        cap = next(c for c in d.causes if c.category is Category.STORAGE_LATENCY)
+        assert "cap" not in cap.summary
+
+
+def test_requests_held_flat_while_their_sizes_move_are_a_cap_on_requests() -> None:
+    """A cap on requests per second holds their number flat; when the sizes move (a raw device
+    whose readahead grows and splits), the bytes move with them and only the request rate shows
+    the cap."""
+    d = _reader(4096, swing=0.005, sizes=0.1)
+    assert d.top.category is Category.STORAGE_LATENCY, [(c.category.value, c.confidence) for c in d.causes]
+    assert d.top.target == "loop0"
+    assert "io.loop0.read_iops" in {e.metric for e in d.top.evidence}
+    assert "requests/s" in d.top.evidence[0].rule
 
 
 def test_without_latency_figures_a_small_window_still_comes_before_the_device() -> None:
@@ -85,3 +102,14 @@ def test_without_latency_figures_a_small_window_still_comes_before_the_device() 
     # The device the data is read from (the loop device, not the disk beneath it) is named, so a
     # rule can read its window.
     assert big.top.target == "loop0" and "loop0" in big.top.summary
+
+
+def test_a_wait_the_device_side_explains_between_window_and_cap_leaves_no_starvation() -> None:
+    """Under a cap, a window of 576-768 kB splits the device's share between readahead and the
+    cap, neither strong alone; together they explain the trainer's wait, so the generic loader
+    starvation (more workers, deeper prefetch) does not stand beside them."""
+    for ra in (576, 768):
+        d = _reader(ra, swing=0.005)
+        assert d.top.category in (Category.STORAGE_LATENCY, Category.READAHEAD_MISMATCH)
+        starved = next(c for c in d.causes if c.category is Category.DATALOADER_STARVATION)
+        assert starved.confidence < 0.05, (ra, [(c.category.value, c.confidence) for c in d.causes])
