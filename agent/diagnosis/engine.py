@@ -9,6 +9,7 @@ the host, the knobs and the jobs.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from agent.diagnosis import rules_cpu, rules_gpu, rules_io
@@ -179,9 +180,19 @@ def _symptom_evidence(v: SpanView) -> list[Evidence]:
     return out
 
 
+# Readahead and a slow or capped device are two readings of one sign, loaders stalled on the
+# device: under a cap a window of 512 kB-1 MiB splits that sign between them (a larger window
+# may or may not lift the cap), each weak alone. What the loaders' wait owes the device is
+# both together (their noisy-or), and that is what explains away loader starvation.
+_DEVICE_SIDE = (C.STORAGE_LATENCY, C.READAHEAD_MISMATCH)
+
+
 def _explain_away(found: dict[Category, Finding]) -> None:
+    device = 1.0 - math.prod(1.0 - found[c].score for c in _DEVICE_SIDE)
     for generic, specifics in _FALLBACKS.items():
         strongest = max(found[c].score for c in specifics)
+        if generic is C.DATALOADER_STARVATION:
+            strongest = max(strongest, device)
         found[generic].score *= 1.0 - ramp(strongest, 0.1, 0.4)
 
 
