@@ -350,7 +350,7 @@ HELD_OUT_22: frozenset[str] = frozenset(
 # The twenty-third round, written down after the twenty-second was scored (once, at ab5f88a;
 # figures in bench/results/eval-heldout-round22.json) and after the changes tuned on it (446576c:
 # the flatter of a device's two read rates shows its cap; bf893d4: readahead and the device
-# together explain loader starvation away). It joins ROUNDS once recorded and scored.
+# together explain loader starvation away).
 HELD_OUT_23: frozenset[str] = frozenset(
     {
         "ra704-iops70",
@@ -387,6 +387,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_20,
     HELD_OUT_21,
     HELD_OUT_22,
+    HELD_OUT_23,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
