@@ -12,18 +12,26 @@ from tests.diag_helpers import Jitter, diagnose_jittered, rank_of
 
 
 def _reader(
-    read_ahead_kb: int, swing: float, seed: int = 1, latency: bool = True, sizes: float = 0.0
+    read_ahead_kb: int,
+    swing: float,
+    seed: int = 1,
+    latency: bool = True,
+    sizes: float = 0.0,
+    held: str = "requests",
 ) -> Diagnosis:
     """A job waiting on data read from loop0 (its file on vda) at about 24 MiB/s; `swing` is how
     far the read rate moves from second to second. With `sizes`, requests vary in size by that
     share while their number per second moves only by `swing`: a cap on requests, the bytes
-    moving with the sizes. Without `latency`, as procfs alone records it (no eBPF: no request
-    latency)."""
+    moving with the sizes; or, `held` "bytes", the bytes move only by `swing` and the count of
+    requests with the sizes: a cap on bytes. Without `latency`, as procfs alone records it (no
+    eBPF: no request latency)."""
     base = float(min(read_ahead_kb, 512))
 
     def metrics(t: int, j: Jitter) -> dict[str, float]:
         req = base * (1.0 + sizes * math.sin(1.3 * t))
-        kbps = 24576.0 / base * req * (1.0 + swing * math.sin(1.7 * t))
+        kbps = 24576.0 * (1.0 + swing * math.sin(1.7 * t))
+        if held == "requests":
+            kbps *= req / base
         m = {
             "trainer.job.data_wait_frac": j(0.9),
             "trainer.job.samples_per_s": j(380.0),
@@ -55,7 +63,8 @@ def test_a_flat_rate_with_a_large_window_is_the_device_at_its_cap() -> None:
     d = _reader(4096, swing=0.005)
     assert d.top.category is Category.STORAGE_LATENCY, [(c.category.value, c.confidence) for c in d.causes]
     assert d.top.target == "loop0"  # where the files live, not the disk beneath the loop device
-    assert "io.loop0.read_kbps" in {e.metric for e in d.top.evidence}
+    # Requests of one size hold both rates flat: either may be the one capped.
+    assert d.top.evidence[0].metric in ("io.loop0.read_kbps", "io.loop0.read_iops")
     assert "cap" in d.top.summary
 
 
@@ -74,6 +83,15 @@ def test_a_rate_that_moves_is_no_cap() -> None:
         assert "cap" not in cap.summary
 
 
+def test_bytes_held_flat_while_the_request_count_moves_cite_the_bytes() -> None:
+    """A cap on bytes holds kB/s flat while the count of requests moves with their sizes: the
+    evidence cites kB/s, and the cap is not offered as one larger requests might lift."""
+    d = _reader(4096, swing=0.005, sizes=-0.1, held="bytes")
+    assert d.top.category is Category.STORAGE_LATENCY
+    assert d.top.evidence[0].metric == "io.loop0.read_kbps"
+    assert "may be on requests" not in d.top.summary
+
+
 def test_requests_held_flat_while_their_sizes_move_are_a_cap_on_requests() -> None:
     """A cap on requests per second holds their number flat; when the sizes move (a raw device
     whose readahead grows and splits), the bytes move with them and only the request rate shows
@@ -82,7 +100,8 @@ def test_requests_held_flat_while_their_sizes_move_are_a_cap_on_requests() -> No
     assert d.top.category is Category.STORAGE_LATENCY, [(c.category.value, c.confidence) for c in d.causes]
     assert d.top.target == "loop0"
     assert "io.loop0.read_iops" in {e.metric for e in d.top.evidence}
-    assert "requests/s" in d.top.evidence[0].rule
+    assert d.top.evidence[0].metric == "io.loop0.read_iops" and "/s" in d.top.evidence[0].rule
+    assert "may be on requests" in d.top.summary
 
 
 def test_without_latency_figures_a_small_window_still_comes_before_the_device() -> None:

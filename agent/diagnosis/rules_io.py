@@ -190,11 +190,18 @@ def storage_latency(v: SpanView) -> Finding:
         dev = reading[0]
         capped = _capped(v, dev, psi, surge)
         if capped.score > 0.0:
+            on_requests = capped.evidence[0].metric.endswith("read_iops")
+            rate = f"{fmt(capped.evidence[0].observed)} {'requests/s' if on_requests else 'kB/s'}"
             found = Finding(
                 capped.score,
-                f"block device {dev} reads at a flat {fmt(capped.evidence[0].observed)} kB/s while tasks "
-                "stall on I/O: it is at a cap, on bytes or on requests; if larger requests do not lift "
-                "it, only a faster device will",
+                f"block device {dev} reads at a flat {rate} while tasks stall on I/O: it is at a cap"
+                + (
+                    " that may be on requests (their rate held as flat as the bytes'); if larger requests "
+                    "do not lift it, only a faster device will"
+                    if on_requests
+                    else ", on bytes, or on requests as large as the window; only a faster device lifts "
+                    "the first"
+                ),
                 capped.evidence,
                 target=dev,
                 weight=capped.weight,
@@ -222,7 +229,8 @@ def storage_latency(v: SpanView) -> Finding:
                 if source is not None
                 else "; no latency figures to name a device"
             ),
-            gather(psi),
+            # The flat rate, when the device held one, says which rate a cap would hold.
+            [*([found.evidence[0]] if found.score > 0.0 else []), *gather(psi)],
             target=source,
             weight=psi.weight,
         )
@@ -269,31 +277,41 @@ PINNED_CV = (0.05, 0.03)
 # 1 MiB on a request cap: readahead_mismatch scores 0.31-0.68 on the capped recordings): the cap
 # itself is only the cause when nothing on the host lifts it, which its figures alone cannot tell.
 CAPPED_WEIGHT = 0.4
+# Requests/s held at most this many times as variable as kB/s: the cap may be on requests. Where
+# request sizes move, the rate a cap holds is the flatter one. Under windows of 576-1024 kB
+# (rounds 21-23, fitted there) request caps gave 0.23-1.23 (requests/s the flatter, or nearly) and
+# byte caps 5.3-6.0 (kB/s flat while the request count moved). Under small windows both caps give
+# 1.1-47: the throttle counts bios of the window's size, and the request count at the device
+# jitters with merging, so there kB/s is the flatter whatever the cap is on, and nothing tells.
+ON_REQUESTS = 2.0
+
+
+def _spread(v: SpanView, name: str) -> tuple[float, float] | None:
+    """(level, coefficient of variation) of a rate over the span, or None when too few samples."""
+    col = v.frame.column(name)
+    if col is None:
+        return None
+    xs = [col[i] for i in v.span.idx if col[i] == col[i] and col[i] > 0.0]
+    if len(xs) < 5:
+        return None
+    level = mean(xs)
+    return level, math.sqrt(mean([(x - level) ** 2 for x in xs])) / level
 
 
 def _capped(v: SpanView, dev: str, psi: Signal, surge: float) -> Signal:
     """The device reads at a flat rate while the job's tasks stall on it: a throughput cap.
 
-    A cap on requests per second and a cap on bytes per second look alike from the host: the
-    requests are as large as the window in both, and both hold the rate flat. Larger requests lift
-    the first (readahead_mismatch names it); nothing on the host lifts the second. Where request
-    sizes move, a request cap holds requests/s flat and a byte cap kB/s: the flatter rate is the
-    one a cap holds."""
-    flattest: tuple[float, float, str] | None = None
-    for name in (f"io.{dev}.read_kbps", f"io.{dev}.read_iops"):
-        col = v.frame.column(name)
-        if col is None:
-            continue
-        xs = [col[i] for i in v.span.idx if col[i] == col[i] and col[i] > 0.0]
-        if len(xs) < 5:
-            continue
-        level = mean(xs)
-        spread = math.sqrt(mean([(x - level) ** 2 for x in xs])) / level
-        if flattest is None or spread < flattest[1]:
-            flattest = (level, spread, name)
-    if flattest is None:
+    A cap on requests per second and a cap on bytes per second look alike from the host when the
+    requests are as large as the window: both hold the rate flat. Larger requests lift the first
+    (readahead_mismatch names it); nothing on the host lifts the second. Where request sizes move,
+    the rate a cap holds is the flatter one: the evidence cites requests/s when they are held
+    about as flat as the bytes or flatter (ON_REQUESTS), so a cap on requests is possible, and
+    kB/s when only the bytes are held."""
+    kbps = _spread(v, f"io.{dev}.read_kbps")
+    iops = _spread(v, f"io.{dev}.read_iops")
+    if kbps is None and iops is None:
         return Signal.zero()
-    level, cv, name = flattest
+    cv = min(s[1] for s in (kbps, iops) if s is not None)
     pinned = ramp(cv, *PINNED_CV)
     score = CAPPED_WEIGHT * pinned * psi.score * v.data_side() * io_explains_wait(v) * read_share(v, dev)
     score *= (1.0 - 0.85 * surge) * (1.0 - 0.85 * thrashing(v).score)
@@ -301,14 +319,26 @@ def _capped(v: SpanView, dev: str, psi: Signal, surge: float) -> Signal:
     score *= 1.0 - 0.6 * window_smallness(v, dev)
     if score <= 0.0:
         return Signal.zero()
-    ev = Evidence(
-        metric=name,
-        observed=level,
-        threshold=PINNED_CV[1],
-        rule=f"reads on {dev} held at {fmt(level)} {'kB/s' if name.endswith('kbps') else 'requests/s'}, "
-        f"varying {fmt(100 * cv)}% over the span",
-        t_start=v.span.t_start,
-    )
+    on_requests = iops is not None and (kbps is None or iops[1] <= ON_REQUESTS * kbps[1])
+    if on_requests and iops is not None:
+        ev = Evidence(
+            metric=f"io.{dev}.read_iops",
+            observed=iops[0],
+            threshold=PINNED_CV[1],
+            rule=f"requests on {dev} held at {fmt(iops[0])}/s, varying {fmt(100 * iops[1])}% over the "
+            + (f"span (kB/s {fmt(100 * kbps[1])}%): the cap may be on requests" if kbps else "span"),
+            t_start=v.span.t_start,
+        )
+    else:
+        assert kbps is not None
+        ev = Evidence(
+            metric=f"io.{dev}.read_kbps",
+            observed=kbps[0],
+            threshold=PINNED_CV[1],
+            rule=f"reads on {dev} held at {fmt(kbps[0])} kB/s, varying {fmt(100 * kbps[1])}% over the span"
+            + (f" (requests/s {fmt(100 * iops[1])}%)" if iops else ""),
+            t_start=v.span.t_start,
+        )
     return Signal(score, [ev, *psi.evidence], weight=psi.weight)
 
 
