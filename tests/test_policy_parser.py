@@ -75,6 +75,20 @@ def test_good_policy_parses() -> None:
         ),
         (
             GOOD.replace(
+                "    action:", "    when:\n      - evidence: io.vda.read_iops\n        above: 3\n    action:"
+            ),
+            7,
+            "`evidence` names a metric the cause cites; no above",
+        ),
+        (
+            GOOD.replace(
+                "    action:", "    when:\n      - evidence: io.vda.read_iops\n        metric: m\n    action:"
+            ),
+            6,
+            "exactly one of `metric`, `knob` and `evidence`",
+        ),
+        (
+            GOOD.replace(
                 "    action:",
                 "    hysteresis:\n      metric: m\n      act_above: 0.1\n"
                 "      release_below: 0.2\n    action:",

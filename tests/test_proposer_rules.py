@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 from agent.proposers.base import Proposer
 from agent.proposers.policy import parse_policy
 from agent.proposers.rules import RuleProposer, load_policies
-from core.diagnosis import Category, Cause, Diagnosis
+from core.diagnosis import Category, Cause, Diagnosis, Evidence
 from core.knob import KnobValue
 from core.proposal import Proposal
 from core.report import HealthReport, HostInfo, JobInfo, build_report
@@ -181,16 +181,29 @@ def test_readahead_named_by_the_cause_wins_and_is_lowered_when_large() -> None:
 
 def test_a_device_at_a_cap_with_a_window_below_1_mib_gets_larger_requests_to_try() -> None:
     """A flat rate is a cap on bytes or on requests; below 1 MiB a larger window lifts the second,
-    so it is tried (and undone by the effect tracker where it moves nothing). The cap's confidence
-    stays low by design, so the rule acts from 0.2."""
+    so it is tried where the cap holds requests/s at least as flat as the bytes (and undone by the
+    effect tracker where it moves nothing). The cap's confidence stays low by design, so the rule
+    acts from 0.2."""
     series = {**WAITING, "io.loop0.read_kbps": [40000.0] * 4, "io.loop0.avg_req_kb": [700.0] * 4}
-    capped = diagnosis("storage_latency", confidence=0.28, target="loop0")
+
+    def cap(confidence: float, held: str) -> Diagnosis:
+        d = diagnosis("storage_latency", confidence=confidence, target="loop0")
+        d.causes[0].evidence = [
+            Evidence(metric=f"io.loop0.{held}", observed=57.0, threshold=0.03, rule="held flat")
+        ]
+        return d
+
     small = report(series, knobs={"block.read_ahead_kb@loop0": 768}, devices=("loop0", "vda"))
-    assert one(default().propose(small, capped)) == ("block.read_ahead_kb", "loop0", 2048)
+    assert one(default().propose(small, cap(0.28, "read_iops"))) == ("block.read_ahead_kb", "loop0", 2048)
     large = report(series, knobs={"block.read_ahead_kb@loop0": 1024}, devices=("loop0", "vda"))
-    assert not default().propose(large, capped).actions
-    faint = diagnosis("storage_latency", confidence=0.15, target="loop0")
-    assert not default().propose(small, faint).actions
+    assert not default().propose(large, cap(0.28, "read_iops")).actions
+    assert not default().propose(small, cap(0.15, "read_iops")).actions
+    # Bytes held flat while the request count moved: a cap on bytes, which no window lifts.
+    held_bytes = default().propose(small, cap(0.28, "read_kbps"))
+    assert not held_bytes.actions
+    assert "storage-cap-try-larger-requests: storage_latency cites no io.loop0.read_iops" in str(
+        held_bytes.noop_reason
+    )
 
 
 def test_starvation_raises_workers_of_the_waiting_job_by_a_bounded_step() -> None:

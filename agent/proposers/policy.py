@@ -44,9 +44,10 @@ class PolicyError(Exception):
 
 @dataclass(frozen=True)
 class Condition:
-    """A metric or a knob against a threshold; `{device}`, `{job}`, `{gpu}` in names stand for the target."""
+    """A metric or a knob against a threshold, or (`evidence`) a metric the cause acted on cites;
+    `{device}`, `{job}`, `{gpu}` in names stand for the target."""
 
-    subject: Literal["metric", "knob"]
+    subject: Literal["metric", "knob", "evidence"]
     name: str
     stat: Stat
     op: Op
@@ -155,7 +156,7 @@ class _Reader:
 
 _TOP = ("version", "enable", "rules")
 _RULE = ("name", "cause", "min_confidence", "group", "when", "hysteresis", "action", "noop", "reason")
-_COND = ("metric", "knob", "stat", "above", "below", "equals", "not_equals")
+_COND = ("metric", "knob", "evidence", "stat", "above", "below", "equals", "not_equals")
 _BAND = ("metric", "stat", "act_above", "release_below", "act_below", "release_above")
 _ACTION = ("primitive", "target", "value", "step", "direction")
 
@@ -276,10 +277,18 @@ def _stat(r: _Reader, m: dict[str, Node], what: str) -> Stat:
 def _condition(r: _Reader, node: Node, rule: str) -> Condition:
     what = f"rule {rule}: when"
     m = r.mapping(node, what, _COND)
-    subjects = [s for s in ("metric", "knob") if s in m]
+    subjects = [s for s in ("metric", "knob", "evidence") if s in m]
     if len(subjects) != 1:
-        raise r.fail(node, f"{what}: give exactly one of `metric` and `knob`")
-    subject: Literal["metric", "knob"] = "metric" if subjects[0] == "metric" else "knob"
+        raise r.fail(node, f"{what}: give exactly one of `metric`, `knob` and `evidence`")
+    subject: Literal["metric", "knob", "evidence"] = (
+        "metric" if subjects[0] == "metric" else "knob" if subjects[0] == "knob" else "evidence"
+    )
+    if subject == "evidence":
+        # The cause cites this metric among its evidence: no threshold, no stat.
+        extra = [k for k in m if k != "evidence"]
+        if extra:
+            raise r.fail(m[extra[0]], f"{what}: `evidence` names a metric the cause cites; no {extra[0]}")
+        return Condition("evidence", r.text(m["evidence"], f"{what}: evidence"), "value", "equals", "")
     name = r.text(m[subject], f"{what}: {subject}")
     if subject == "knob" and catalog.get(name.split("@", 1)[0]) is None:
         raise r.fail(m[subject], f"{what}: {name.split('@', 1)[0]!r} is not a catalogue primitive")

@@ -19,6 +19,7 @@ from core.diagnosis import Category, Cause, Diagnosis
 from core.knob import KnobValue, Target, knob_key
 from core.proposal import Action, Proposal
 from core.report import HealthReport
+from core.vocabulary import matches
 from primitives import catalog
 from primitives.base import IntRange
 from primitives.schema import action_problem
@@ -84,7 +85,7 @@ class RuleProposer:
             if rule.action is None:
                 # A conditional no-op ("nothing in the catalogue fits this case") holds only when
                 # its conditions do; when it holds, the rest of its group does not act.
-                failed = _first_failed(rule, report)
+                failed = _first_failed(rule, report, cause)
                 if failed is not None:
                     trace.append(f"{head}: no-op does not apply: {failed}")
                     continue
@@ -121,7 +122,7 @@ class RuleProposer:
         self, rule: Rule, act: RuleAction, cause: Cause, report: HealthReport, target: Target
     ) -> tuple[Action | None, str]:
         for cond in rule.when:
-            ok, why = _holds(cond, report, act.target, target)
+            ok, why = _holds(cond, report, act.target, target, cause)
             if not ok:
                 return None, why
         if rule.band is not None:
@@ -202,15 +203,13 @@ def _explained_below(rules: Sequence[Rule], diagnosis: Diagnosis, report: Health
     """The highest-ranked believed cause (above `none`, at the confidence its rules ask for) that the
     policy answers only with a no-op now: no rule acts on it, or a no-op of its own applies."""
     actionable = {c for r in rules if r.action is not None for c in r.causes}
-    noop_now = {
-        c for r in rules if r.action is None and r.when and _first_failed(r, report) is None for c in r.causes
-    }
     for cause in diagnosis.causes:
         if cause.category is Category.NONE:
             return None
         mine = [r for r in rules if cause.category in r.causes]
         believed = any(cause.confidence >= r.min_confidence for r in mine)
-        if believed and (cause.category not in actionable or cause.category in noop_now):
+        noop_now = any(r.action is None and r.when and _first_failed(r, report, cause) is None for r in mine)
+        if believed and (cause.category not in actionable or noop_now):
             return cause
         if believed and cause.category in actionable:
             return None  # the top believed cause has a knob: what acts on it is not overruled
@@ -227,17 +226,24 @@ def _matching_cause(rule: Rule, diagnosis: Diagnosis) -> Cause | None:
     return max(found, key=lambda c: c.confidence) if found else None
 
 
-def _first_failed(rule: Rule, report: HealthReport) -> str | None:
-    """Why the first of a no-op rule's conditions does not hold (placeholders match any target), or None."""
+def _first_failed(rule: Rule, report: HealthReport, cause: Cause) -> str | None:
+    """Why the first of a no-op rule's conditions does not hold for `cause` (placeholders match any
+    target), or None."""
     for cond in rule.when:
-        ok, why = _holds(cond, report, "none", None)
+        ok, why = _holds(cond, report, "none", None, cause)
         if not ok:
             return why
     return None
 
 
-def _holds(cond: Condition, report: HealthReport, selector: str, target: Target) -> tuple[bool, str]:
+def _holds(
+    cond: Condition, report: HealthReport, selector: str, target: Target, cause: Cause
+) -> tuple[bool, str]:
     name = context.fill(cond.name, selector, target)
+    if cond.subject == "evidence":
+        if any(matches(name, e.metric) for e in cause.evidence):
+            return True, ""
+        return False, f"{cause.category.value} cites no {name}"
     values: list[KnobValue]
     if cond.subject == "knob":
         pid, _, on = name.partition("@")
