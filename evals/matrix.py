@@ -1526,6 +1526,68 @@ CONDITIONS: tuple[Condition, ...] = (
         fix={"read_ahead_kb": 4096, "workers": 3},
         setup={"read_iops": None, "noise": ("dirty",)},
     ),
+    # The twenty-fourth held-out round (evals/split.py).
+    _c(
+        "ra960-bps64",
+        "readahead",
+        "bps-64m ra-960 fs workers-2",
+        fault={"read_ahead_kb": 960},
+        setup={"read_iops": None, "read_bps": 64 * 1024 * 1024},
+    ),
+    _c(
+        "ra608-iops100-raw-w3",
+        "readahead",
+        "iops-100 ra-608 raw workers-3",
+        fault={"read_ahead_kb": 608, "workers": 3},
+        fix={"workers": 3},
+        setup={"raw": True, "read_iops": 100},
+    ),
+    _c(
+        "ra672-bps36-w1-i2",
+        "readahead",
+        "bps-36m ra-672 fs workers-1",
+        fault={"read_ahead_kb": 672, "workers": 1},
+        fix={"workers": 1},
+        setup={"read_iops": None, "read_bps": 36 * 1024 * 1024},
+        interval_s=2.0,
+    ),
+    _c(
+        "ra80-iops160-raw-memhog",
+        "readahead",
+        "iops-160 ra-80 raw workers-2 noise-memhog",
+        fault={"read_ahead_kb": 80},
+        setup={"raw": True, "read_iops": 160, "noise": ("memhog",)},
+    ),
+    _c(
+        "starve-w0-p1-rootwrites-i2",
+        "starvation",
+        "workers-0 preprocess-1 noise-rootwrites",
+        setup={"preprocess": 1, "noise": ("rootwrites",)},
+        interval_s=2.0,
+    ),
+    _c(
+        "cont-h4-w1-memhog",
+        "contention",
+        "hogs-4 workers-1 preprocess-2 noise-memhog",
+        fault={"hogs": 4, "workers": 1},
+        fix={"hogs": 4},
+        setup={"noise": ("memhog",)},
+    ),
+    _c(
+        "wb-ckpt-ra1024-w1",
+        "writeback",
+        "writer fs ra-1024 workers-1",
+        fault={"read_ahead_kb": 1024, "workers": 1},
+        fix={"read_ahead_kb": 1024, "workers": 1},
+    ),
+    _c(
+        "healthy-ra1408-uncapped-hog",
+        "readahead",
+        "healthy uncapped ra-1408 fs workers-2 noise-hog-elsewhere",
+        fault={"read_ahead_kb": 1408},
+        fix={"read_ahead_kb": 4096},
+        setup={"read_iops": None, "noise": ("hog-elsewhere",)},
+    ),
 )
 
 
