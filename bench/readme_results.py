@@ -59,13 +59,15 @@ BLIND_ROUNDS = (
     ("round 20", "d547241", "bench/results/eval-heldout-round20.json"),
     ("round 21", "d4cfb15", "bench/results/eval-heldout-round21.json"),
     ("round 22", "ab5f88a", "bench/results/eval-heldout-round22.json"),
+    ("round 23", "22a58f2", "bench/results/eval-heldout-round23.json"),
 )
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
 # stretch may end at the held-out round, whose scores are then the current run's. Rounds 15-18 ran
 # on one engine; 9f23446 changed it after round 18 was scored, and rounds 19-20 ran on that one;
 # b4d53c5 changed its procfs-only reading after round 20, 1cfcffd its policy after round 21, and
-# 446576c and bf893d4 its cap test and starvation's explaining away after round 22.
+# 446576c and bf893d4 its cap test and starvation's explaining away after round 22, and 84861ec
+# and 66eb29d the cap's evidence and the policy after round 23.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20))
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -366,7 +366,7 @@ HELD_OUT_23: frozenset[str] = frozenset(
 # The twenty-fourth round, written down after the twenty-third was scored (once, at 22a58f2;
 # figures in bench/results/eval-heldout-round23.json) and after the changes tuned on it (84861ec:
 # the cap's evidence names the rate it holds; 66eb29d: a window is raised under a cap only where
-# that rate is the request rate). It joins ROUNDS once recorded and scored.
+# that rate is the request rate).
 HELD_OUT_24: frozenset[str] = frozenset(
     {
         "ra960-bps64",
@@ -404,6 +404,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_21,
     HELD_OUT_22,
     HELD_OUT_23,
+    HELD_OUT_24,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
