@@ -322,13 +322,15 @@ def _capped(v: SpanView, dev: str, psi: Signal, surge: float) -> Signal:
     if score <= 0.0:
         return Signal.zero()
     on_requests = iops is not None and (kbps is None or iops[1] <= ON_REQUESTS * kbps[1])
+    # The spread itself is no figure of the report: the text gives the bound a cap is read within.
+    within = f"{round(100 * PINNED_CV[0])}%"
     if on_requests and iops is not None:
         ev = Evidence(
             metric=f"io.{dev}.read_iops",
             observed=iops[0],
             threshold=PINNED_CV[1],
-            rule=f"requests on {dev} held at {fmt(iops[0])}/s, varying {fmt(100 * iops[1])}% over the "
-            + (f"span (kB/s {fmt(100 * kbps[1])}%): the cap may be on requests" if kbps else "span"),
+            rule=f"requests on {dev} held at {fmt(iops[0])}/s, within {within} over the span"
+            + (", as flat as the bytes or flatter: the cap may be on requests" if kbps else ""),
             t_start=v.span.t_start,
         )
     else:
@@ -337,8 +339,8 @@ def _capped(v: SpanView, dev: str, psi: Signal, surge: float) -> Signal:
             metric=f"io.{dev}.read_kbps",
             observed=kbps[0],
             threshold=PINNED_CV[1],
-            rule=f"reads on {dev} held at {fmt(kbps[0])} kB/s, varying {fmt(100 * kbps[1])}% over the span"
-            + (f" (requests/s {fmt(100 * iops[1])}%)" if iops else ""),
+            rule=f"reads on {dev} held at {fmt(kbps[0])} kB/s, within {within} over the span"
+            + (", while the count of requests moved more" if iops else ""),
             t_start=v.span.t_start,
         )
     return Signal(score, [ev, *psi.evidence], weight=psi.weight)
