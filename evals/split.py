@@ -381,8 +381,7 @@ HELD_OUT_24: frozenset[str] = frozenset(
 )
 # The twenty-fifth round, written down after the twenty-fourth was scored (once, at df443dc;
 # figures in bench/results/eval-heldout-round24.json), with no change to the engine or the policy
-# since 66eb29d (fdee4fa changed the cap evidence's wording only). It joins ROUNDS once recorded
-# and scored.
+# since 66eb29d (fdee4fa changed the cap evidence's wording only).
 HELD_OUT_25: frozenset[str] = frozenset(
     {
         "ra736-iops110-w1",
@@ -421,6 +420,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_22,
     HELD_OUT_23,
     HELD_OUT_24,
+    HELD_OUT_25,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
