@@ -66,7 +66,7 @@ BLIND_ROUNDS = (
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
 # stretch may end at the held-out round, whose scores are then the current run's. Rounds 15-18 ran
 # on one engine; 9f23446 changed it after round 18 was scored, and rounds 19-20 ran on that one;
-# b4d53c5 changed its procfs-only reading after round 20, 1cfcffd its policy after round 21, and
+# b4d53c5 changed its procfs-only reading after round 20, 1cfcffd its policy after round 21,
 # 446576c and bf893d4 its cap test and starvation's explaining away after round 22, and 84861ec
 # and 66eb29d the cap's evidence and the policy after round 23; rounds 24-25 ran on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20), (24, 25))

@@ -323,26 +323,17 @@ def _capped(v: SpanView, dev: str, psi: Signal, surge: float) -> Signal:
         return Signal.zero()
     on_requests = iops is not None and (kbps is None or iops[1] <= ON_REQUESTS * kbps[1])
     # The spread itself is no figure of the report: the text gives the bound a cap is read within.
-    within = f"{round(100 * PINNED_CV[0])}%"
+    within = f"within {round(100 * PINNED_CV[0])}% over the span"
     if on_requests and iops is not None:
-        ev = Evidence(
-            metric=f"io.{dev}.read_iops",
-            observed=iops[0],
-            threshold=PINNED_CV[1],
-            rule=f"requests on {dev} held at {fmt(iops[0])}/s, within {within} over the span"
-            + (", as flat as the bytes or flatter: the cap may be on requests" if kbps else ""),
-            t_start=v.span.t_start,
-        )
+        name, level = f"io.{dev}.read_iops", iops[0]
+        held = f"requests on {dev} held at {fmt(level)}/s, {within}"
+        held += ", as flat as the bytes or flatter: the cap may be on requests" if kbps else ""
     else:
         assert kbps is not None
-        ev = Evidence(
-            metric=f"io.{dev}.read_kbps",
-            observed=kbps[0],
-            threshold=PINNED_CV[1],
-            rule=f"reads on {dev} held at {fmt(kbps[0])} kB/s, within {within} over the span"
-            + (", while the count of requests moved more" if iops else ""),
-            t_start=v.span.t_start,
-        )
+        name, level = f"io.{dev}.read_kbps", kbps[0]
+        held = f"reads on {dev} held at {fmt(level)} kB/s, {within}"
+        held += ", while the count of requests moved more" if iops else ""
+    ev = Evidence(metric=name, observed=level, threshold=PINNED_CV[1], rule=held, t_start=v.span.t_start)
     return Signal(score, [ev, *psi.evidence], weight=psi.weight)
 
 

@@ -208,8 +208,10 @@ def _explained_below(rules: Sequence[Rule], diagnosis: Diagnosis, report: Health
             return None
         mine = [r for r in rules if cause.category in r.causes]
         believed = any(cause.confidence >= r.min_confidence for r in mine)
-        noop_now = any(r.action is None and r.when and _first_failed(r, report, cause) is None for r in mine)
-        if believed and (cause.category not in actionable or noop_now):
+        if believed and (
+            cause.category not in actionable
+            or any(r.action is None and r.when and _first_failed(r, report, cause) is None for r in mine)
+        ):
             return cause
         if believed and cause.category in actionable:
             return None  # the top believed cause has a knob: what acts on it is not overruled
