@@ -132,3 +132,29 @@ def test_a_wait_the_device_side_explains_between_window_and_cap_leaves_no_starva
         assert d.top.category in (Category.STORAGE_LATENCY, Category.READAHEAD_MISMATCH)
         starved = next(c for c in d.causes if c.category is Category.DATALOADER_STARVATION)
         assert starved.confidence < 0.05, (ra, [(c.category.value, c.confidence) for c in d.causes])
+
+
+def test_a_request_cap_under_a_window_well_below_1_mib_names_the_window_first() -> None:
+    """At a cap on requests, a window well below the 1 MiB requests a larger one reads in is what
+    holds the job down (a raise lifts every request by a fifth or more): readahead comes first and
+    cites the flat request rate and the window; the cap stays second. Close under 1 MiB the lift is
+    too small to count, and the device at its cap stays first."""
+    for ra in (608, 768):
+        d = _reader(ra, swing=0.005, sizes=0.1)
+        ranked = [(c.category.value, c.confidence) for c in d.causes]
+        assert d.top.category is Category.READAHEAD_MISMATCH, (ra, ranked)
+        assert rank_of(d, Category.STORAGE_LATENCY) == 2
+        cited = [e.metric for e in d.top.evidence]
+        assert cited[0] == "io.loop0.read_iops" and "block.read_ahead_kb@loop0" in cited
+        assert d.top.target == "loop0"
+    near = _reader(960, swing=0.005, sizes=0.1)
+    assert near.top.category is Category.STORAGE_LATENCY
+    assert "may be on requests" in near.top.summary
+
+
+def test_a_byte_cap_under_a_mid_window_leaves_the_device_first() -> None:
+    """Bytes held flat while the request count moves: no window lifts a cap on bytes, so the same
+    mid window does not come before the device."""
+    d = _reader(704, swing=0.005, sizes=-0.1, held="bytes")
+    assert d.top.category is Category.STORAGE_LATENCY, [(c.category.value, c.confidence) for c in d.causes]
+    assert d.top.evidence[0].metric == "io.loop0.read_kbps"

@@ -12,6 +12,7 @@ their request sizes are its consequence, not a cause of their own).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from agent.diagnosis.baseline import mean, median
 from agent.diagnosis.fmt import fmt
@@ -178,7 +179,7 @@ def _small_requests(v: SpanView, dev: str) -> Signal:
 def storage_latency(v: SpanView) -> Finding:
     dirty, wb, writes = writeback_surge(v)
     surge = max(dirty.score, wb.score, writes.score)
-    psi = v.up("psi.io.some_avg10", (3.0, 10.0), (5.0, 30.0), "I/O pressure", prior=1.0)
+    psi = io_pressure(v)
     found = Finding.none_found("no block device answered slower than its healthy past")
     # Without a healthy past, latency alone cannot tell a slow device from a normally slower
     # kind of volume; tasks stalled on I/O (PSI) are then what says the device is the problem.
@@ -188,28 +189,29 @@ def storage_latency(v: SpanView) -> Finding:
     reading = reading_device(v)
     if reading is not None:
         dev = reading[0]
-        capped = _capped(v, dev, psi, surge)
-        if capped.score > 0.0:
-            on_requests = capped.evidence[0].metric.endswith("read_iops")
-            rate = f"{fmt(capped.evidence[0].observed)} {'requests/s' if on_requests else 'kB/s'}"
+        cap = device_cap(v, dev)
+        # A window larger requests could come from may lift a request cap: the cap comes after it.
+        score = cap.signal.score * (1.0 - 0.6 * window_smallness(v, dev))
+        if score > 0.0:
+            rate = f"{fmt(cap.signal.evidence[0].observed)} {'requests/s' if cap.on_requests else 'kB/s'}"
             found = Finding(
-                capped.score,
+                score,
                 f"block device {dev} reads at a flat {rate} while tasks stall on I/O: it is at a cap"
                 + (
                     " that may be on requests (their rate held as flat as the bytes'); if larger requests "
                     "do not lift it, only a faster device will"
-                    if on_requests
+                    if cap.on_requests
                     else ", on bytes, or on requests as large as the window; only a faster device lifts "
                     "the first"
                 ),
-                capped.evidence,
+                cap.signal.evidence,
                 target=dev,
-                weight=capped.weight,
+                weight=cap.signal.weight,
             )
     devs = v.dev_names("io.<dev>.lat_p99_us")
     if not devs and psi.score > 0:
         # No latency figures (no eBPF): I/O pressure with the trainer waiting is the remaining sign,
-        # read as the latency test below reads a slow device and _capped a flat one: odd request
+        # read as the latency test below reads a slow device and device_cap a flat one: odd request
         # sizes on the device the data comes from point at readahead, a window larger requests
         # could come from comes before the device, and reads of evicted pages are reclaim's.
         source = reading[0] if reading is not None else None
@@ -300,7 +302,15 @@ def _spread(v: SpanView, name: str) -> tuple[float, float] | None:
     return level, math.sqrt(mean([(x - level) ** 2 for x in xs])) / level
 
 
-def _capped(v: SpanView, dev: str, psi: Signal, surge: float) -> Signal:
+class Cap(NamedTuple):
+    """A device held at a flat read rate while the job's tasks stall on it (score 0 when not), and
+    whether the rate held may be that of requests."""
+
+    signal: Signal
+    on_requests: bool
+
+
+def device_cap(v: SpanView, dev: str) -> Cap:
     """The device reads at a flat rate while the job's tasks stall on it: a throughput cap.
 
     A cap on requests per second and a cap on bytes per second look alike from the host when the
@@ -308,19 +318,23 @@ def _capped(v: SpanView, dev: str, psi: Signal, surge: float) -> Signal:
     (readahead_mismatch names it); nothing on the host lifts the second. Where request sizes move,
     the rate a cap holds is the flatter one: the evidence cites requests/s when they are held
     about as flat as the bytes or flatter (ON_REQUESTS), so a cap on requests is possible, and
-    kB/s when only the bytes are held."""
+    kB/s when only the bytes are held. The score is the cap's before any window could claim it."""
+    return v.memo(("device_cap", dev), lambda: _device_cap(v, dev))
+
+
+def _device_cap(v: SpanView, dev: str) -> Cap:
     kbps = _spread(v, f"io.{dev}.read_kbps")
     iops = _spread(v, f"io.{dev}.read_iops")
     if kbps is None and iops is None:
-        return Signal.zero()
+        return Cap(Signal.zero(), False)
+    psi = io_pressure(v)
+    surge = max(s.score for s in writeback_surge(v))
     cv = min(s[1] for s in (kbps, iops) if s is not None)
     pinned = ramp(cv, *PINNED_CV)
     score = CAPPED_WEIGHT * pinned * psi.score * v.data_side() * io_explains_wait(v) * read_share(v, dev)
     score *= (1.0 - 0.85 * surge) * (1.0 - 0.85 * thrashing(v).score)
-    # A window larger requests could come from may lift a request cap: the cap comes after it.
-    score *= 1.0 - 0.6 * window_smallness(v, dev)
     if score <= 0.0:
-        return Signal.zero()
+        return Cap(Signal.zero(), False)
     on_requests = iops is not None and (kbps is None or iops[1] <= ON_REQUESTS * kbps[1])
     # The spread itself is no figure of the report: the text gives the bound a cap is read within.
     within = f"within {round(100 * PINNED_CV[0])}% over the span"
@@ -334,7 +348,45 @@ def _capped(v: SpanView, dev: str, psi: Signal, surge: float) -> Signal:
         held = f"reads on {dev} held at {fmt(level)} kB/s, {within}"
         held += ", while the count of requests moved more" if iops else ""
     ev = Evidence(metric=name, observed=level, threshold=PINNED_CV[1], rule=held, t_start=v.span.t_start)
-    return Signal(score, [ev, *psi.evidence], weight=psi.weight)
+    return Cap(Signal(score, [ev, *psi.evidence], weight=psi.weight), on_requests)
+
+
+def io_pressure(v: SpanView) -> Signal:
+    """Tasks stalled on I/O (PSI), against the healthy past or, chronic, against a floor."""
+    return v.up("psi.io.some_avg10", (3.0, 10.0), (5.0, 30.0), "I/O pressure", prior=1.0)
+
+
+# Requests up to this size (kB) are what a window below it could grow into: the default policy
+# raises windows below 1 MiB, and block layers merge requests up to about there (max_sectors_kb).
+LARGE_REQUEST_KB = 1024.0
+# At a cap on requests, a window W reads LARGE_REQUEST_KB / W - 1 more per request once raised.
+# The window is the cause where that lift reaches the share a fix must move the job by to count as
+# one (20 %, the matrix's counterfactual line), fading out to none; below it, the device is.
+WINDOW_LIFT = (0.0, 0.2)
+
+
+def _window_at_request_cap(v: SpanView, dev: str, ra: float | None) -> Signal:
+    """The window, not the device, is what holds a request cap down: the device holds requests
+    flat, and larger requests, which a larger window makes, read more in each (the lift a fix
+    would bring at that cap, from the window alone)."""
+    reading = reading_device(v)
+    if ra is None or ra <= 0.0 or reading is None or reading[0] != dev:
+        return Signal.zero()
+    cap = device_cap(v, dev)
+    if not cap.on_requests or cap.signal.score <= 0.0:
+        return Signal.zero()
+    lift = ramp(LARGE_REQUEST_KB / ra - 1.0, *WINDOW_LIFT)
+    if lift <= 0.0:
+        return Signal.zero()
+    ev = Evidence(
+        metric=f"block.read_ahead_kb@{dev}",
+        observed=ra,
+        threshold=LARGE_REQUEST_KB,
+        rule=f"read_ahead_kb {fmt(ra)} on {dev}, below the {fmt(LARGE_REQUEST_KB)} KB requests a "
+        "larger window reads in: at a cap on requests, each would carry more",
+        t_start=v.span.t_start,
+    )
+    return Signal(cap.signal.score * lift, [*cap.signal.evidence[:1], ev, *cap.signal.evidence[1:]])
 
 
 # The share of its data wait a job spends with tasks stalled on I/O, below which the batches are late
@@ -424,7 +476,20 @@ def readahead_mismatch(v: SpanView) -> Finding:
         # Wasted reads cost the job only as far as it waits on them, as small requests do.
         large_score *= reading * io_part
         x = v.level(req_name)
-        if small_score >= large_score and small_score > found.score:
+        # At a cap on requests the window sets how much each carries: the cap's own case for it.
+        held = _window_at_request_cap(v, dev, ra)
+        cited = {e.metric for e in held.evidence}
+        if held.score > small_score and held.score >= large_score and held.score > found.score:
+            found = Finding(
+                held.score,
+                f"readahead on {dev} is too small for a device at a cap on requests: requests average "
+                f"{fmt(x)} KB with read_ahead_kb {fmt(ra or 0.0)}, and larger ones would read more in each",
+                # The flat request rate and the window first: they are what names the window here.
+                [*held.evidence, *(e for e in gather(small, stress) if e.metric not in cited)],
+                target=dev,
+                weight=small.weight,
+            )
+        elif small_score >= large_score and small_score > found.score:
             found = Finding(
                 small_score,
                 f"readahead on {dev} is too small for sequential shards: requests average {fmt(x)} KB"
