@@ -1749,11 +1749,11 @@ CONDITIONS: tuple[Condition, ...] = (
         setup={"read_iops": None, "read_bps": 32 * 1024 * 1024},
     ),
     _c(
-        "starve-w0-p2-memhog-i2",
+        "starve-w0-p1-memhog-mid",
         "starvation",
-        "workers-0 preprocess-2 noise-memhog",
-        setup={"preprocess": 2, "noise": ("memhog",)},
-        interval_s=2.0,
+        "workers-0 preprocess-1 noise-memhog",
+        setup={"preprocess": 1, "noise": ("memhog",)},
+        onset="mid",
     ),
     _c(
         "cont-h2-w1-rootwrites-mid",

@@ -418,7 +418,7 @@ HELD_OUT_27: frozenset[str] = frozenset(
         "ra592-bps40-w3",
         "ra704-iops120-mid",
         "ra160-bps32-w1",
-        "starve-w0-p2-memhog-i2",
+        "starve-w0-p1-memhog-mid",
         "cont-h2-w1-rootwrites-mid",
         "recl-160-dirty-i2",
         "healthy-ra896-uncapped-hog-w3",
