@@ -411,7 +411,7 @@ HELD_OUT_26: frozenset[str] = frozenset(
 )
 # The twenty-seventh round, written down after the twenty-sixth was scored (once, at eeb9b5d;
 # figures in bench/results/eval-heldout-round26.json), with no change to the engine or the policy
-# since 39069c4. It joins ROUNDS once recorded and scored.
+# since 39069c4.
 HELD_OUT_27: frozenset[str] = frozenset(
     {
         "ra848-iops60-raw",
@@ -452,6 +452,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_24,
     HELD_OUT_25,
     HELD_OUT_26,
+    HELD_OUT_27,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
