@@ -352,8 +352,12 @@ def _device_cap(v: SpanView, dev: str) -> Cap:
 
 
 def io_pressure(v: SpanView) -> Signal:
-    """Tasks stalled on I/O (PSI), against the healthy past or, chronic, against a floor."""
-    return v.up("psi.io.some_avg10", (3.0, 10.0), (5.0, 30.0), "I/O pressure", prior=1.0)
+    """Tasks stalled on I/O (PSI), against the healthy past or, chronic, against a floor; read once
+    per span for the latency test and the cap test alike."""
+    return v.memo(
+        ("io_pressure", ""),
+        lambda: v.up("psi.io.some_avg10", (3.0, 10.0), (5.0, 30.0), "I/O pressure", prior=1.0),
+    )
 
 
 # Requests up to this size (kB) are what a window below it could grow into: the default policy
