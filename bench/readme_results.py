@@ -63,6 +63,7 @@ BLIND_ROUNDS = (
     ("round 24", "df443dc", "bench/results/eval-heldout-round24.json"),
     ("round 25", "fdcc846", "bench/results/eval-heldout-round25.json"),
     ("round 26", "eeb9b5d", "bench/results/eval-heldout-round26.json"),
+    ("round 27", "5ee34bd", "bench/results/eval-heldout-round27.json"),
 )
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -71,9 +72,9 @@ BLIND_ROUNDS = (
 # b4d53c5 changed its procfs-only reading after round 20, 1cfcffd its policy after round 21,
 # 446576c and bf893d4 its cap test and starvation's explaining away after round 22, and 84861ec
 # and 66eb29d the cap's evidence and the policy after round 23; rounds 24-25 ran on that one;
-# 39069c4 changed how a window below 1 MiB shares a request cap after round 25; rounds 26-27
+# 39069c4 changed how a window below 1 MiB shares a request cap after round 25; rounds 26-28
 # ran on that one.
-UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20), (24, 25), (26, 27))
+UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20), (24, 25), (26, 28))
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
 CHAT_MARKS = ("<!-- chat:start -->", "<!-- chat:end -->")

@@ -426,7 +426,7 @@ HELD_OUT_27: frozenset[str] = frozenset(
 )
 # The twenty-eighth round, written down after the twenty-seventh was scored (once, at 5ee34bd;
 # figures in bench/results/eval-heldout-round27.json), with no change to the engine or the policy
-# since 39069c4. It joins ROUNDS once recorded and scored.
+# since 39069c4.
 HELD_OUT_28: frozenset[str] = frozenset(
     {
         "ra912-iops80-w3",
@@ -468,6 +468,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_25,
     HELD_OUT_26,
     HELD_OUT_27,
+    HELD_OUT_28,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
