@@ -182,8 +182,9 @@ def test_readahead_named_by_the_cause_wins_and_is_lowered_when_large() -> None:
 def test_a_device_at_a_cap_with_a_window_below_1_mib_gets_larger_requests_to_try() -> None:
     """A flat rate is a cap on bytes or on requests; below 1 MiB a larger window lifts the second,
     so it is tried where the cap holds requests/s at least as flat as the bytes (and undone by the
-    effect tracker where it moves nothing). The cap's confidence stays low by design, so the rule
-    acts from 0.2."""
+    effect tracker where it moves nothing), and where 1 MiB requests would carry a fifth more than
+    the window's (below 853 kB): closer to 1 MiB the most it could gain is less than a fix must
+    move the job by. The cap's confidence stays low by design, so the rule acts from 0.2."""
     series = {**WAITING, "io.loop0.read_kbps": [40000.0] * 4, "io.loop0.avg_req_kb": [700.0] * 4}
 
     def cap(confidence: float, held: str) -> Diagnosis:
@@ -195,8 +196,11 @@ def test_a_device_at_a_cap_with_a_window_below_1_mib_gets_larger_requests_to_try
 
     small = report(series, knobs={"block.read_ahead_kb@loop0": 768}, devices=("loop0", "vda"))
     assert one(default().propose(small, cap(0.28, "read_iops"))) == ("block.read_ahead_kb", "loop0", 2048)
-    large = report(series, knobs={"block.read_ahead_kb@loop0": 1024}, devices=("loop0", "vda"))
-    assert not default().propose(large, cap(0.28, "read_iops")).actions
+    line = report(series, knobs={"block.read_ahead_kb@loop0": 848}, devices=("loop0", "vda"))
+    assert one(default().propose(line, cap(0.28, "read_iops"))) == ("block.read_ahead_kb", "loop0", 2048)
+    for ra in (912, 1024):
+        large = report(series, knobs={"block.read_ahead_kb@loop0": ra}, devices=("loop0", "vda"))
+        assert not default().propose(large, cap(0.28, "read_iops")).actions, ra
     assert not default().propose(small, cap(0.15, "read_iops")).actions
     # Bytes held flat while the request count moved: a cap on bytes, which no window lifts.
     held_bytes = default().propose(small, cap(0.28, "read_kbps"))
