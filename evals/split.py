@@ -456,8 +456,7 @@ HELD_OUT_29: frozenset[str] = frozenset(
 )
 # The thirtieth round, written down after the twenty-ninth was scored (once, at 8d5c632; figures in
 # bench/results/eval-heldout-round29.json) and after 8c87734, which the twenty-ninth prompted: the
-# window's claim on a request cap centred on the 20 % line. It joins ROUNDS once recorded and
-# scored.
+# window's claim on a request cap centred on the 20 % line.
 HELD_OUT_30: frozenset[str] = frozenset(
     {
         "ra832-iops90-raw",
@@ -501,6 +500,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_27,
     HELD_OUT_28,
     HELD_OUT_29,
+    HELD_OUT_30,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
