@@ -365,12 +365,8 @@ def io_pressure(v: SpanView) -> Signal:
 LARGE_REQUEST_KB = 1024.0
 # At a cap on requests, a window W reads LARGE_REQUEST_KB / W - 1 more per request once raised.
 # The window is the cause where that lift reaches the share a fix must move the job by to count as
-# one (20 %, the matrix's counterfactual line); below it, the device is. The claim is centred on
-# that line and spread by how well the reckoning foretells a raise's gain, ±5 points: request
-# caps under 848-912 kB windows (rounds 22 and 27-29) gained 14-19 % where 12-21 % was reckoned,
-# under 800-816 kB 30-37 % where 25-28 % was. Before round 29 was scored the claim ran from a
-# lift of 0 % to 20 %, so an 864 kB window (18.5 %) claimed nearly all of the cap.
-WINDOW_LIFT = (0.15, 0.25)
+# one (20 %, the matrix's counterfactual line), fading out to none; below it, the device is.
+WINDOW_LIFT = (0.0, 0.2)
 
 
 def _window_at_request_cap(v: SpanView, dev: str, ra: float | None) -> Signal:
