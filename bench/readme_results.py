@@ -66,6 +66,7 @@ BLIND_ROUNDS = (
     ("round 27", "5ee34bd", "bench/results/eval-heldout-round27.json"),
     ("round 28", "873b25a", "bench/results/eval-heldout-round28.json"),
     ("round 29", "8d5c632", "bench/results/eval-heldout-round29.json"),
+    ("round 30", "1f285e6", "bench/results/eval-heldout-round30.json"),
 )
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -76,7 +77,8 @@ BLIND_ROUNDS = (
 # and 66eb29d the cap's evidence and the policy after round 23; rounds 24-25 ran on that one;
 # 39069c4 changed how a window below 1 MiB shares a request cap after round 25; rounds 26-28
 # ran on that one; e7cd0b4 changed the policy's try of a larger window at a cap after
-# round 28, and 8c87734 the window's claim on a request cap after round 29.
+# round 28, and 8c87734 the window's claim on a request cap after round 29; af4f3e3 reverted that
+# after round 30.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20), (24, 25), (26, 28))
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -471,7 +471,7 @@ HELD_OUT_30: frozenset[str] = frozenset(
 )
 # The thirty-first round, written down after the thirtieth was scored (once, at 1f285e6; figures in
 # bench/results/eval-heldout-round30.json) and after af4f3e3, which reverted 8c87734 on the
-# thirtieth's figures: the engine is again as at e7cd0b4. It joins ROUNDS once recorded and scored.
+# thirtieth's figures: the engine is again as at e7cd0b4.
 HELD_OUT_31: frozenset[str] = frozenset(
     {
         "ra840-iops80-w1",
@@ -516,6 +516,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_28,
     HELD_OUT_29,
     HELD_OUT_30,
+    HELD_OUT_31,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
