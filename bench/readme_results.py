@@ -77,7 +77,7 @@ BLIND_ROUNDS = (
 # and 66eb29d the cap's evidence and the policy after round 23; rounds 24-25 ran on that one;
 # 39069c4 changed how a window below 1 MiB shares a request cap after round 25; rounds 26-28
 # ran on that one; e7cd0b4 changed the policy's try of a larger window at a cap after
-# round 28, and 8c87734 the window's claim on a request cap after round 29; af4f3e3 reverted that
+# round 28, and 46cb6ab the window's claim on a request cap after round 29; af4f3e3 reverted that
 # after round 30.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20), (24, 25), (26, 28))
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.

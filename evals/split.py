@@ -455,7 +455,7 @@ HELD_OUT_29: frozenset[str] = frozenset(
     }
 )
 # The thirtieth round, written down after the twenty-ninth was scored (once, at 8d5c632; figures in
-# bench/results/eval-heldout-round29.json) and after 8c87734, which the twenty-ninth prompted: the
+# bench/results/eval-heldout-round29.json) and after 46cb6ab, which the twenty-ninth prompted: the
 # window's claim on a request cap centred on the 20 % line.
 HELD_OUT_30: frozenset[str] = frozenset(
     {
@@ -470,7 +470,7 @@ HELD_OUT_30: frozenset[str] = frozenset(
     }
 )
 # The thirty-first round, written down after the thirtieth was scored (once, at 1f285e6; figures in
-# bench/results/eval-heldout-round30.json) and after af4f3e3, which reverted 8c87734 on the
+# bench/results/eval-heldout-round30.json) and after af4f3e3, which reverted 46cb6ab on the
 # thirtieth's figures: the engine is again as at e7cd0b4.
 HELD_OUT_31: frozenset[str] = frozenset(
     {
