@@ -487,7 +487,6 @@ HELD_OUT_31: frozenset[str] = frozenset(
 # The thirty-second round, written down after the thirty-first was scored (once, at 2b7d62a;
 # figures in bench/results/eval-heldout-round31.json), with no change to the engine since: its
 # readahead windows drawn from the 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_32: frozenset[str] = frozenset(
     {
         "ra224-iops140-raw-w1",
@@ -533,6 +532,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_29,
     HELD_OUT_30,
     HELD_OUT_31,
+    HELD_OUT_32,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
