@@ -8,12 +8,15 @@ and under each such change, and lists the incidents whose top cause moved.
 Changes (each seeded, so a run is repeatable):
 - `noise5`, `noise10`: every figure times (1 ± 5 %, 10 %), shares kept within 0..1;
 - `interval2`: pairs of 1 s samples averaged into one 2 s sample (latency percentiles: the larger);
-- `gaps10`: one sample in ten dropped, the first and last kept.
+- `gaps10`: one sample in ten dropped, the first and last kept;
+- `log2lat`: every latency percentile read off a log2 histogram, as bpftrace's `hist()` buckets
+  them: the upper bound of its power-of-two bucket (so up to twice the figure recorded).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
 from collections.abc import Callable
@@ -73,11 +76,23 @@ def gaps(share: float, seed: int) -> Change:
     return change
 
 
+def log2_latency(inc: Incident) -> Incident:
+    """Latency percentiles (`..._p50_us`, `..._p99_us`) at the upper bound of their log2 bucket."""
+
+    def one(name: str, x: float) -> float:
+        if not name.endswith(("_p50_us", "_p99_us")) or x <= 0.0:
+            return x
+        return float(2 ** (math.floor(math.log2(x)) + 1))
+
+    return _with_samples(inc, [Sample(t=s.t, m={k: one(k, x) for k, x in s.m.items()}) for s in inc.samples])
+
+
 CHANGES: dict[str, Change] = {
     "noise5": noise(0.05, 1),
     "noise10": noise(0.10, 2),
     "interval2": interval2,
     "gaps10": gaps(0.10, 3),
+    "log2lat": log2_latency,
 }
 
 

@@ -3,6 +3,7 @@ cause of real recordings where it was; each change keeps the recording's shape."
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
@@ -55,6 +56,15 @@ def test_changes_keep_the_recordings_shape() -> None:
     assert all(0.0 <= x <= 1.0 for s in noisy.samples for k, x in s.m.items() if k.endswith("_frac"))
     assert perturb.CHANGES["noise10"](inc).samples[5].m == noisy.samples[5].m  # seeded
     assert inc.samples[5].m == load_incident(BUNDLED / "real-ra64-iops100-1").samples[5].m  # not mutated
+    binned = perturb.CHANGES["log2lat"](inc)
+    assert binned is not None
+    for before, after in zip(inc.samples, binned.samples, strict=True):
+        for k, x in before.m.items():
+            y = after.m[k]
+            if k.endswith(("_p50_us", "_p99_us")) and x > 0:
+                assert x < y <= 2 * x and math.log2(y).is_integer(), (k, x, y)
+            else:
+                assert y == x, k
 
 
 def test_cli_lists_moved_top_causes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
