@@ -502,7 +502,6 @@ HELD_OUT_32: frozenset[str] = frozenset(
 # The thirty-third round, written down after the thirty-second was scored (once, at 6cecda2;
 # figures in bench/results/eval-heldout-round32.json), with no change to the engine since round 31:
 # its readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_33: frozenset[str] = frozenset(
     {
         "ra160-iops240-raw-w3-i2",
@@ -549,6 +548,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_30,
     HELD_OUT_31,
     HELD_OUT_32,
+    HELD_OUT_33,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
