@@ -90,7 +90,7 @@ def test_dashboard_shows_state_and_approve_reaches_the_store(served: Served, tmp
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.goto(f"{base}/#token={svc.token}")
             # The token left the address bar once read.
-            page.wait_for_function("location.hash === ''")
+            page.wait_for_url(lambda url: "#" not in url)
             page.wait_for_selector(f"tr[data-approval='{ask.id}'] button.approve")
             assert "writeback_burst" in page.locator("#causes li").first.inner_text()
             assert page.locator("#report tbody tr").count() == len(svc.state.snapshot().report.metrics)
@@ -100,13 +100,10 @@ def test_dashboard_shows_state_and_approve_reaches_the_store(served: Served, tmp
             assert "approval.requested" in page.locator("#audit").inner_text()
 
             page.click(f"tr[data-approval='{ask.id}'] button.approve")
-            note = "id => document.getElementById('approvals-note').textContent === id + ': approved'"
-            page.wait_for_function(note, arg=ask.id)
+            page.wait_for_selector(f"#approvals-note:text-is('{ask.id}: approved')")
             page.wait_for_selector(f"tr[data-approval='{ask.id}']", state="detached")
             assert page.locator(f"tr[data-approval='{other.id}']").count() == 1
-            page.wait_for_function(
-                "document.getElementById('audit').textContent.includes('approval.approved')"
-            )
+            page.wait_for_selector("#audit:has-text('approval.approved')")
             assert errors == []
         finally:
             browser.close()
@@ -131,7 +128,7 @@ def test_approve_without_the_token_is_refused_in_the_page(served: Served, tmp_pa
             page.goto(base)
             page.fill("#token", "wrong-token-of-enough-length-000000000")
             page.click(f"tr[data-approval='{ask.id}'] button.approve")
-            page.wait_for_function("document.getElementById('approvals-note').textContent.includes('401')")
+            page.wait_for_selector("#approvals-note:has-text('401')")
         finally:
             browser.close()
     again = svc.state.guard.approvals.get(ask.id)
