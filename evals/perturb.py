@@ -37,6 +37,11 @@ def _with_samples(inc: Incident, samples: list[Sample], **update: object) -> Inc
     return out
 
 
+def _each_figure(inc: Incident, one: Callable[[str, float], float]) -> Incident:
+    """The incident with every figure of every sample replaced by `one(name, figure)`, in order."""
+    return _with_samples(inc, [Sample(t=s.t, m={k: one(k, x) for k, x in s.m.items()}) for s in inc.samples])
+
+
 def noise(share: float, seed: int) -> Change:
     def change(inc: Incident) -> Incident:
         rng = random.Random(f"{seed}:{inc.id}")
@@ -45,9 +50,7 @@ def noise(share: float, seed: int) -> Change:
             y = x * (1.0 + rng.uniform(-share, share))
             return min(1.0, max(0.0, y)) if name.endswith("_frac") else y
 
-        return _with_samples(
-            inc, [Sample(t=s.t, m={k: one(k, x) for k, x in s.m.items()}) for s in inc.samples]
-        )
+        return _each_figure(inc, one)
 
     return change
 
@@ -84,7 +87,7 @@ def log2_latency(inc: Incident) -> Incident:
             return x
         return float(2 ** (math.floor(math.log2(x)) + 1))
 
-    return _with_samples(inc, [Sample(t=s.t, m={k: one(k, x) for k, x in s.m.items()}) for s in inc.samples])
+    return _each_figure(inc, one)
 
 
 CHANGES: dict[str, Change] = {
