@@ -517,7 +517,6 @@ HELD_OUT_33: frozenset[str] = frozenset(
 # The thirty-fourth round, written down after the thirty-third was scored (once, at da5a3fa;
 # figures in bench/results/eval-heldout-round33.json), with no change to the engine since round 31:
 # its readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_34: frozenset[str] = frozenset(
     {
         "ra200-iops130-raw-w1-mid",
@@ -565,6 +564,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_31,
     HELD_OUT_32,
     HELD_OUT_33,
+    HELD_OUT_34,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
