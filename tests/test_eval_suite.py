@@ -3,6 +3,7 @@ truth that asks for a change in the helpful direction; the rules-mode bar."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from core.diagnosis import Category
 from core.incident import Incident
 from evals.build_suite import build, entries
 from evals.harness import evaluate, load_all
-from evals.split import split_of
+from evals.split import condition_of, split_of
 from evals.synth import write_incident
 
 SUITE = Path(__file__).resolve().parent.parent / "evals" / "incidents"
@@ -106,6 +107,19 @@ def test_builder_is_deterministic(tmp_path: Path) -> None:
             assert (a / name).read_bytes() == (b / name).read_bytes()
 
 
+_CAPPED = re.compile(r"ra(?P<kb>\d+)-(?P<cap>iops|bps)\d")
+
+
+def _known_restraint_miss(incident_id: str) -> bool:
+    """A recording where the rules act though nothing helps, of a kind the README lists: a
+    bandwidth cap, a capped window between 512 kB and 1 MiB, a healthy reader, a checkpoint."""
+    cond = condition_of(incident_id) or ""
+    m = _CAPPED.match(cond)
+    if m:
+        return m["cap"] == "bps" or 512 < int(m["kb"]) <= 1024
+    return cond.startswith(("healthy-", "wb-ckpt"))
+
+
 def test_rules_mode_meets_the_bar() -> None:
     policies = load_policies([], with_default=True)
     run = evaluate([SUITE], lambda: RuleProposer(policies))
@@ -127,4 +141,7 @@ def test_rules_mode_meets_the_bar() -> None:
     assert sum(s.ac1 for s in tuned) >= 0.85 * len(tuned)
     held = [s.restraint for s in tuned if s.restraint is not None]
     assert sum(held) >= 0.78 * len(held)
+    # The share sinks as each round's known misses join; what may not grow is a miss of any other kind.
+    unknown = [s.id for s in tuned if s.restraint is False and not _known_restraint_miss(s.id)]
+    assert unknown == []
     assert run.summary.schema_valid_rate == 1.0

@@ -133,8 +133,7 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     assert len(untuned[(24, 25)]) == blind["round 24"].incidents + blind["round 25"].incidents
     assert len(untuned[(26, 28)]) == sum(blind[f"round {n}"].incidents for n in range(26, 29))
     # Round 34 is the current run's: the stretch holds rounds 31 to 33's blind scores.
-    blind_31_33 = sum(blind[f"round {n}"].incidents for n in (31, 32, 33))
-    assert len(untuned[(31, 34)]) == blind_31_33
+    assert len(untuned[(31, 34)]) == sum(blind[f"round {n}"].incidents for n in range(31, 34))
     text = heldout_section(runs, blind, untuned)
     # A stretch that ended before the held-out round pools its blind scores alone; one that ends
     # at it adds the current run's held-out scores (one recording in the suite copied here).
