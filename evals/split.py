@@ -532,7 +532,6 @@ HELD_OUT_34: frozenset[str] = frozenset(
 # The thirty-fifth round, written down after the thirty-fourth was scored (once, at 393a7f7;
 # figures in bench/results/eval-heldout-round34.json), with no change to the engine since round 31:
 # its readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_35: frozenset[str] = frozenset(
     {
         "ra240-iops90-raw-i2",
@@ -581,6 +580,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_32,
     HELD_OUT_33,
     HELD_OUT_34,
+    HELD_OUT_35,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
