@@ -547,7 +547,6 @@ HELD_OUT_35: frozenset[str] = frozenset(
 # The thirty-sixth round, written down after the thirty-fifth was scored (once, at 3c5e5d9;
 # figures in bench/results/eval-heldout-round35.json), with no change to the engine since round 31:
 # its readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_36: frozenset[str] = frozenset(
     {
         "ra136-iops110-w1-i2",
@@ -597,6 +596,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_33,
     HELD_OUT_34,
     HELD_OUT_35,
+    HELD_OUT_36,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
