@@ -562,7 +562,6 @@ HELD_OUT_36: frozenset[str] = frozenset(
 # The thirty-seventh round, written down after the thirty-sixth was scored (once, at b6bf85e;
 # figures in bench/results/eval-heldout-round36.json), with no change to the engine since round 31:
 # its readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_37: frozenset[str] = frozenset(
     {
         "ra200-iops75-dirty-mid",
@@ -613,6 +612,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_34,
     HELD_OUT_35,
     HELD_OUT_36,
+    HELD_OUT_37,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
