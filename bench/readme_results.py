@@ -430,16 +430,17 @@ def heldout_section(
         "contention in a chronic window without a count of runnable tasks, can tell); the others are",
         "ranked, marked not judged, never guessed.",
         "",
-        f"| sources | AC@1, all | AC@1 judged (n) | AC@1, round {last} | restraint | forbidden |",
-        "|---|---:|---:|---:|---:|---:|",
+        f"| sources | AC@1, all | AC@1 judged (n) | AC@1, round {last} | actions | restraint | forbidden |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for view in VIEWS:
         r = runs[view]
         judged = r.judged()
         held_v = _part(r, lambda i, t: split_of(i) == "held-out")
+        s = r.summary
         lines.append(
-            f"| {view} | {r.summary.ac1:.2f} | {judged.ac1:.2f} ({judged.incidents}) | {held_v.ac1:.2f} | "
-            f"{_rate(r.summary.restraint)} | {r.summary.forbidden_actions} |"
+            f"| {view} | {s.ac1:.2f} | {judged.ac1:.2f} ({judged.incidents}) | {held_v.ac1:.2f} | "
+            f"{s.action_match_rate:.2f} | {_rate(s.restraint)} | {s.forbidden_actions} |"
         )
     lines += ["", HELDOUT_MARKS[1]]
     return "\n".join(lines)

@@ -152,6 +152,10 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     assert "| real, held-out round 3, scored blind at cda9249 | 8 | 0.50 |" in text
     assert "| real, held-out round 1, scored blind at 25d79c6 | 28 | 0.86 |" in text
     assert all(f"| {v} |" in text for v in VIEWS)
+    # Each view's actions beside its AC@1: a source missing can leave the cause right, the change not.
+    actions = runs["no-bpf"].summary.action_match_rate
+    assert "| AC@1, round 37 | actions | restraint | forbidden |" in text
+    assert any(line.startswith("| no-bpf |") and f"| {actions:.2f} |" in line for line in text.splitlines())
 
 
 def test_cost_figures_render_the_process_and_its_programs(tmp_path: Path) -> None:
