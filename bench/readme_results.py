@@ -84,7 +84,8 @@ BLIND_ROUNDS = (
 # 39069c4 changed how a window below 1 MiB shares a request cap after round 25; rounds 26-28
 # ran on that one; e7cd0b4 changed the policy's try of a larger window at a cap after
 # round 28, and 46cb6ab the window's claim on a request cap after round 29; af4f3e3 reverted that
-# after round 30, and rounds 31-37 ran on the engine so restored.
+# after round 30, and rounds 31-37 ran on the engine so restored. After round 37 a stand-in for
+# writers' pauses (agent/proposers/policies/default.yaml) changed decisions through procfs alone.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20), (24, 25), (26, 28), (31, 37))
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

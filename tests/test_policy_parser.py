@@ -110,6 +110,34 @@ def test_good_policy_parses() -> None:
             6,
             "under `enable:`",
         ),
+        (
+            GOOD.replace(
+                "    action:",
+                "    when:\n      - knob: vm.dirty_bytes\n        equals: 0\n"
+                "        unmeasured:\n          metric: m\n          below: 1\n    action:",
+            ),
+            9,
+            "only a metric condition takes an `unmeasured` stand-in",
+        ),
+        (
+            GOOD.replace(
+                "    action:",
+                "    when:\n      - metric: a\n        below: 1\n        unmeasured:\n"
+                "          metric: b\n          below: 1\n          unmeasured:\n"
+                "            metric: c\n            below: 1\n    action:",
+            ),
+            12,
+            "only a metric condition takes an `unmeasured` stand-in",
+        ),
+        (
+            GOOD.replace(
+                "    action:",
+                "    when:\n      - metric: a\n        below: 1\n        unmeasured:\n"
+                "          knob: vm.dirty_bytes\n          equals: 0\n    action:",
+            ),
+            9,
+            "the stand-in is a metric condition",
+        ),
         ("version: 1\nrules:\n  - name: x\n    name: y\n    cause: none\n    noop: z\n", 4, "appears twice"),
         ("", 1, "empty"),
     ],

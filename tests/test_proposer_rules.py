@@ -137,6 +137,47 @@ def test_a_flood_that_paused_writers_starts_background_writeback_earlier() -> No
     assert knobs_of(p) == [("vm.dirty_background_ratio", 5)]
 
 
+# The same writer seen through procfs alone (no eBPF): no pauses measured, but the dirty pile and
+# the kernel's two thresholds (/proc/vmstat) are, and writers run free below their mean.
+PROCFS = {**WAITING, "mem.dirty_threshold_mib": [4000.0] * 4, "mem.dirty_bg_threshold_mib": [2000.0] * 4}
+
+
+def test_without_ebpf_a_pile_below_the_pause_level_stands_in_for_unpaused_writers() -> None:
+    # 600 + 200 MiB at most, against writers paused from (4000 + 2000) / 2 = 3000 MiB.
+    below = {
+        **PROCFS,
+        "mem.dirty_mib": [100.0, 600.0, 300.0, 50.0],
+        "mem.writeback_mib": [0.0, 200.0, 100.0, 0.0],
+    }
+    p = default().propose(report(below), diagnosis("writeback_burst"))
+    assert knobs_of(p) == [("vm.dirty_background_bytes", 8 * MIB), ("vm.dirty_bytes", 16 * MIB)]
+
+
+def test_without_ebpf_a_pile_at_the_pause_level_is_a_burst() -> None:
+    at = {
+        **PROCFS,
+        "mem.dirty_mib": [100.0, 2900.0, 300.0, 50.0],
+        "mem.writeback_mib": [0.0, 200.0, 100.0, 0.0],
+    }
+    assert knobs_of(default().propose(report(at), diagnosis("writeback_burst"))) == [
+        ("vm.dirty_background_ratio", 5)
+    ]
+
+
+def test_measured_pauses_win_over_the_procfs_stand_in() -> None:
+    # Writers paused (eBPF) though the global pile stayed low, as under a cgroup's own dirty limit.
+    paused = {**PROCFS, "mem.dirty_mib": [10.0] * 4, "mem.dirty_throttle_ms_per_s": [0.0, 600.0, 20.0, 0.0]}
+    assert knobs_of(default().propose(report(paused), diagnosis("writeback_burst"))) == [
+        ("vm.dirty_background_ratio", 5)
+    ]
+
+
+def test_without_ebpf_or_the_thresholds_the_burst_change_stays() -> None:
+    # A recorder of the spec's names alone gives the pile but not the thresholds: nothing stands in.
+    p = default().propose(report({**WAITING, "mem.dirty_mib": [10.0] * 4}), diagnosis("writeback_burst"))
+    assert knobs_of(p) == [("vm.dirty_background_ratio", 5)]
+
+
 def test_hysteresis_acts_above_holds_inside_and_releases_below() -> None:
     rp = default()
     d = diagnosis("writeback_burst")

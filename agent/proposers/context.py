@@ -87,8 +87,38 @@ def _summary(report: HealthReport, name: str) -> MetricSummary | None:
     return None
 
 
+def _dirty_pause_frac(report: HealthReport, stat: str) -> float | None:
+    """Dirty and under-writeback pages as a share of the level at which the kernel starts pausing
+    writers: balance_dirty_pages lets them run free below the mean of the background and the dirty
+    threshold (mm/page-writeback.c, dirty_freerun_ceiling), so below 1 no writer was paused. From
+    procfs alone (/proc/vmstat's nr_dirty, nr_writeback and the two thresholds), the stand-in for
+    the pauses eBPF measures. The pile is the sum of the two figures' stats (`value` is their
+    mean; `max` an upper bound, their peaks need not coincide); the ceiling is the thresholds' last
+    values."""
+    dirty, wb = _summary(report, "mem.dirty_mib"), _summary(report, "mem.writeback_mib")
+    hard, background = (
+        _summary(report, "mem.dirty_threshold_mib"),
+        _summary(report, "mem.dirty_bg_threshold_mib"),
+    )
+    if dirty is None or hard is None or background is None:
+        return None
+    stat = "mean" if stat == "value" else stat
+    ceiling = (hard.last + background.last) / 2
+    if ceiling <= 0:
+        return None
+    pile = float(getattr(dirty, stat)) + (float(getattr(wb, stat)) if wb is not None else 0.0)
+    return pile / ceiling
+
+
+# Figures a rule may read that no source measures: each derived from measured ones in the report.
+DERIVED: dict[str, Callable[[HealthReport, str], float | None]] = {"mem.dirty_pause_frac": _dirty_pause_frac}
+
+
 def metric_values(report: HealthReport, pattern: str, stat: str) -> list[float]:
-    """The figure of every metric the (possibly wildcard) name matches."""
+    """The figure of every metric the (possibly wildcard) name matches, or of a derived figure."""
+    if pattern in DERIVED:
+        figure = DERIVED[pattern](report, stat)
+        return [] if figure is None else [figure]
     names = [n for n in report.metrics if matches(pattern, n)] if "*" in pattern else [pattern]
     out: list[float] = []
     for n in names:

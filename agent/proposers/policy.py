@@ -45,13 +45,16 @@ class PolicyError(Exception):
 @dataclass(frozen=True)
 class Condition:
     """A metric or a knob against a threshold, or (`evidence`) a metric the cause acted on cites;
-    `{device}`, `{job}`, `{gpu}` in names stand for the target."""
+    `{device}`, `{job}`, `{gpu}` in names stand for the target. A metric condition may name a
+    stand-in (`unmeasured`): another metric condition judged instead where a host does not measure
+    the first (a source missing), rather than failing for want of the figure."""
 
     subject: Literal["metric", "knob", "evidence"]
     name: str
     stat: Stat
     op: Op
     threshold: float | str
+    unmeasured: Condition | None = None
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,7 @@ class _Reader:
 
 _TOP = ("version", "enable", "rules")
 _RULE = ("name", "cause", "min_confidence", "group", "when", "hysteresis", "action", "noop", "reason")
-_COND = ("metric", "knob", "evidence", "stat", "above", "below", "equals", "not_equals")
+_COND = ("metric", "knob", "evidence", "stat", "above", "below", "equals", "not_equals", "unmeasured")
 _BAND = ("metric", "stat", "act_above", "release_below", "act_below", "release_above")
 _ACTION = ("primitive", "target", "value", "step", "direction")
 
@@ -274,8 +277,8 @@ def _stat(r: _Reader, m: dict[str, Node], what: str) -> Stat:
     raise r.fail(m["stat"], f"{what}: stat must be one of {', '.join(STATS)}")
 
 
-def _condition(r: _Reader, node: Node, rule: str) -> Condition:
-    what = f"rule {rule}: when"
+def _condition(r: _Reader, node: Node, rule: str, stand_in: bool = False) -> Condition:
+    what = f"rule {rule}: when" + (": unmeasured" if stand_in else "")
     m = r.mapping(node, what, _COND)
     subjects = [s for s in ("metric", "knob", "evidence") if s in m]
     if len(subjects) != 1:
@@ -301,7 +304,14 @@ def _condition(r: _Reader, node: Node, rule: str) -> Condition:
         raise r.fail(m[op], f"{what}: {op} needs a number")
     if subject == "knob" and "stat" in m:
         raise r.fail(m["stat"], f"{what}: a knob has one value; `stat` is for metrics")
-    return Condition(subject, name, _stat(r, m, what), op, threshold)
+    unmeasured = None
+    if "unmeasured" in m:
+        if subject != "metric" or stand_in:
+            raise r.fail(m["unmeasured"], f"{what}: only a metric condition takes an `unmeasured` stand-in")
+        unmeasured = _condition(r, m["unmeasured"], rule, stand_in=True)
+        if unmeasured.subject != "metric":
+            raise r.fail(m["unmeasured"], f"{what}: unmeasured: the stand-in is a metric condition")
+    return Condition(subject, name, _stat(r, m, what), op, threshold, unmeasured)
 
 
 def _band(r: _Reader, node: Node, rule: str) -> Band:

@@ -254,6 +254,9 @@ def _holds(
     else:
         values = list(context.metric_values(report, name, cond.stat))
     if not values:
+        if cond.unmeasured is not None:
+            ok, why = _holds(cond.unmeasured, report, selector, target, cause)
+            return ok, f"{name} not measured, and its stand-in: {why}" if why else ""
         return False, f"{name} not measured"
     for v in values:
         if _compare(v, cond.op, cond.threshold):
