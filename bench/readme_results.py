@@ -73,6 +73,7 @@ BLIND_ROUNDS = (
     ("round 34", "393a7f7", "bench/results/eval-heldout-round34.json"),
     ("round 35", "3c5e5d9", "bench/results/eval-heldout-round35.json"),
     ("round 36", "b6bf85e", "bench/results/eval-heldout-round36.json"),
+    ("round 37", "ee73c18", "bench/results/eval-heldout-round37.json"),
 )
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -85,7 +86,8 @@ BLIND_ROUNDS = (
 # ran on that one; e7cd0b4 changed the policy's try of a larger window at a cap after
 # round 28, and 46cb6ab the window's claim on a request cap after round 29; af4f3e3 reverted that
 # after round 30, and rounds 31-37 ran on the engine so restored. After round 37 a stand-in for
-# writers' pauses (agent/proposers/policies/default.yaml) changed decisions through procfs alone.
+# writers' pauses (agent/proposers/policies/default.yaml) changed decisions through procfs alone
+# (none in any other view), and round 38 ran on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20), (24, 25), (26, 28), (31, 37))
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

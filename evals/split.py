@@ -578,7 +578,6 @@ HELD_OUT_37: frozenset[str] = frozenset(
 # figures in bench/results/eval-heldout-round37.json) and after the one change since round 31 (the
 # procfs stand-in for writers' pauses, 8e7b386, which moves decisions through procfs alone): its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_38: frozenset[str] = frozenset(
     {
         "ra112-iops130-raw-mid",
@@ -630,6 +629,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_35,
     HELD_OUT_36,
     HELD_OUT_37,
+    HELD_OUT_38,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
