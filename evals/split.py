@@ -593,7 +593,6 @@ HELD_OUT_38: frozenset[str] = frozenset(
 # The thirty-ninth round, written down after the thirty-eighth was scored (once, at 35df56e;
 # figures in bench/results/eval-heldout-round38.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_39: frozenset[str] = frozenset(
     {
         "ra176-iops160-w1",
@@ -646,6 +645,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_36,
     HELD_OUT_37,
     HELD_OUT_38,
+    HELD_OUT_39,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
