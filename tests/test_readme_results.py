@@ -127,7 +127,11 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     blind = blind_rounds()
     assert set(blind) == {f"round {n}" for n in range(1, 39)} and blind["round 1"].incidents == 28
     untuned = untuned_scores()
-    assert list(untuned) == list(UNTUNED_STRETCHES) == [(15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, 39)]
+    assert (
+        list(untuned)
+        == list(UNTUNED_STRETCHES)
+        == [(15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, 39)]
+    )
     assert len(untuned[(15, 18)]) == sum(blind[f"round {n}"].incidents for n in range(15, 19))
     assert len(untuned[(19, 20)]) == blind["round 19"].incidents + blind["round 20"].incidents
     assert len(untuned[(24, 25)]) == blind["round 24"].incidents + blind["round 25"].incidents
