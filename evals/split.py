@@ -608,7 +608,6 @@ HELD_OUT_39: frozenset[str] = frozenset(
 # The fortieth round, written down after the thirty-ninth was scored (once, at a9e2a72; figures in
 # bench/results/eval-heldout-round39.json), with no change to the engine since: its readahead
 # windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_40: frozenset[str] = frozenset(
     {
         "ra208-iops70-raw-w3",
@@ -662,6 +661,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_37,
     HELD_OUT_38,
     HELD_OUT_39,
+    HELD_OUT_40,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
