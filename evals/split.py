@@ -623,7 +623,6 @@ HELD_OUT_40: frozenset[str] = frozenset(
 # The forty-first round, written down after the fortieth was scored (once, at 9e94c1d; figures in
 # bench/results/eval-heldout-round40.json), with no change to the engine since: its readahead
 # windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_41: frozenset[str] = frozenset(
     {
         "ra272-iops190-rootwrites-w1",
@@ -678,6 +677,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_38,
     HELD_OUT_39,
     HELD_OUT_40,
+    HELD_OUT_41,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
