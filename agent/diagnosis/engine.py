@@ -297,6 +297,9 @@ def diagnose(window: Window, report: HealthReport, question: str | None = None) 
         )
         for cat, f in found.items()
     ]
+    # A cause whose figures the window holds but cannot tell apart (its finding says why) is a gap
+    # the reader should see beside the missing sources: ranked at no confidence, it is not shown.
+    missing += [f"{cat.value}: {f.summary}" for cat, f in found.items() if _judged(cat, lay) and not f.judged]
     worst = max(c.confidence for c in causes)
     if lost.spans:
         none_conf = max(
