@@ -639,7 +639,6 @@ HELD_OUT_41: frozenset[str] = frozenset(
 # in bench/results/eval-heldout-round41.json), with no change to the decisions since (d66187a
 # only lists a cause not judged among the answer's gaps): its readahead windows again drawn from
 # 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_42: frozenset[str] = frozenset(
     {
         "ra80-iops150-w3-memhog",
@@ -695,6 +694,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_39,
     HELD_OUT_40,
     HELD_OUT_41,
+    HELD_OUT_42,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
