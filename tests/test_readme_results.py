@@ -124,22 +124,25 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
         shutil.copytree(d, suite / d.name)
     policies = load_policies([], with_default=True)
     runs = {v: evaluate([suite], lambda: RuleProposer(policies), view=v) for v in VIEWS}
+    held_out = len(ROUNDS)  # the held-out round is the last one written down
     blind = blind_rounds()
-    assert set(blind) == {f"round {n}" for n in range(1, 42)} and blind["round 1"].incidents == 28
+    assert set(blind) == {f"round {n}" for n in range(1, held_out)} and blind["round 1"].incidents == 28
     untuned = untuned_scores()
+    # No decision has changed since round 38, so the last stretch ends at the held-out round.
     assert (
         list(untuned)
         == list(UNTUNED_STRETCHES)
-        == [(15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, 42)]
+        == [(15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, held_out)]
     )
     assert len(untuned[(15, 18)]) == sum(blind[f"round {n}"].incidents for n in range(15, 19))
     assert len(untuned[(19, 20)]) == blind["round 19"].incidents + blind["round 20"].incidents
     assert len(untuned[(24, 25)]) == blind["round 24"].incidents + blind["round 25"].incidents
     assert len(untuned[(26, 28)]) == sum(blind[f"round {n}"].incidents for n in range(26, 29))
-    # The stretch of rounds 31 to 37 ended before held-out round 42: it holds their blind scores alone.
+    # The stretch of rounds 31 to 37 ended before the held-out round: it holds their blind scores alone.
     assert len(untuned[(31, 37)]) == sum(blind[f"round {n}"].incidents for n in range(31, 38))
-    # Round 42 is the current run's: the stretch of rounds 38 to 42 holds rounds 38-41's blind scores.
-    assert len(untuned[(38, 42)]) == sum(blind[f"round {n}"].incidents for n in range(38, 42))
+    # The held-out round is the current run's: the last stretch holds the blind scores before it.
+    last = untuned[(38, held_out)]
+    assert len(last) == sum(blind[f"round {n}"].incidents for n in range(38, held_out))
     text = heldout_section(runs, blind, untuned)
     # A stretch that ended before the held-out round pools its blind scores alone; one that ends
     # at it adds the current run's held-out scores (one recording in the suite copied here).
@@ -150,17 +153,17 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     # copied here holds one held-out recording).
     round20 = [s for s in untuned[(19, 20)] if condition_of(s.id) in ROUNDS[19]]
     assert len(round20) == blind["round 20"].incidents
-    open_ = heldout_section(runs, blind, {(20, 42): round20})
-    pooled = "| real, held-out rounds 20-42 pooled, each scored blind, no tuning between |"
+    open_ = heldout_section(runs, blind, {(20, held_out): round20})
+    pooled = f"| real, held-out rounds 20-{held_out} pooled, each scored blind, no tuning between |"
     assert f"{pooled} {len(round20) + 1} |" in open_
     assert text.startswith(HELDOUT_MARKS[0]) and text.endswith(HELDOUT_MARKS[1])
-    assert "| real, held-out round 42, never tuned on | 1 |" in text
+    assert f"| real, held-out round {held_out}, never tuned on | 1 |" in text
     assert "| real, held-out round 3, scored blind at cda9249 | 8 | 0.50 |" in text
     assert "| real, held-out round 1, scored blind at 25d79c6 | 28 | 0.86 |" in text
     assert all(f"| {v} |" in text for v in VIEWS)
     # Each view's actions beside its AC@1: a source missing can leave the cause right, the change not.
     actions = runs["no-bpf"].summary.action_match_rate
-    assert "| AC@1, round 42 | actions | restraint | forbidden |" in text
+    assert f"| AC@1, round {held_out} | actions | restraint | forbidden |" in text
     assert any(line.startswith("| no-bpf |") and f"| {actions:.2f} |" in line for line in text.splitlines())
 
 
@@ -188,7 +191,7 @@ def test_llm_section_gives_each_split_beside_the_rules_and_who_answered(tmp_path
     from agent.proposers.rules import RuleProposer, load_policies
     from bench.readme_results import LLM_MARKS, llm_section
     from evals.harness import evaluate
-    from evals.split import split_of
+    from evals.split import ROUNDS, split_of
 
     bundled = Path(__file__).resolve().parent.parent / "evals" / "incidents"
     suite = tmp_path / "suite"
@@ -203,6 +206,6 @@ def test_llm_section_gives_each_split_beside_the_rules_and_who_answered(tmp_path
     assert text.startswith(LLM_MARKS[0]) and text.endswith(LLM_MARKS[1])
     fit = rules.by_split()["fit"]
     assert f"| fit (margin fitted here) | 1 | 0.25 | {fit.action_match_rate:.2f} |" in text
-    assert "| held-out round 42 (not used for anything) | 1 |" in text
+    assert f"| held-out round {len(ROUNDS)} (not used for anything) | 1 |" in text
     assert "seen:" not in text  # a split the run does not hold is left out
     assert "the model abstained on a small margin 1" in text
