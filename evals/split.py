@@ -654,7 +654,6 @@ HELD_OUT_42: frozenset[str] = frozenset(
 # The forty-third round, written down after the forty-second was scored (once, at b169d6f; figures
 # in bench/results/eval-heldout-round42.json), with no change to the decisions since round 41: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_43: frozenset[str] = frozenset(
     {
         "ra120-iops90-hog-w1",
@@ -711,6 +710,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_40,
     HELD_OUT_41,
     HELD_OUT_42,
+    HELD_OUT_43,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
