@@ -652,7 +652,7 @@ HELD_OUT_42: frozenset[str] = frozenset(
     }
 )
 # The forty-third round, written down after the forty-second was scored (once, at b169d6f; figures
-# in bench/results/eval-heldout-round42.json), with no change to the decisions since round 41: its
+# in bench/results/eval-heldout-round42.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
 HELD_OUT_43: frozenset[str] = frozenset(
     {
@@ -664,6 +664,22 @@ HELD_OUT_43: frozenset[str] = frozenset(
         "recl-244-memhog-i2",
         "wb-ckpt-ra480-dirty-i2",
         "healthy-ra464-uncapped-dirty-w3",
+    }
+)
+# The forty-fourth round, written down after the forty-third was scored (once, at 14e4c53; figures
+# in bench/results/eval-heldout-round43.json), with no change to the engine since: its
+# readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
+# It joins ROUNDS once recorded and scored.
+HELD_OUT_44: frozenset[str] = frozenset(
+    {
+        "ra176-iops240-raw-w3-i2",
+        "ra368-iops60-memhog-mid",
+        "ra240-bps60-rootwrites-w3",
+        "starve-w0-p4-hog-mid",
+        "cont-h3-w1-memhog-mid",
+        "recl-252-hog-mid",
+        "wb-ckpt-ra64-memhog-w3",
+        "healthy-ra320-uncapped-rootwrites-w3-i2",
     }
 )
 # Every round in the order written down; the last is the held-out one, never tuned on.
