@@ -669,7 +669,6 @@ HELD_OUT_43: frozenset[str] = frozenset(
 # The forty-fourth round, written down after the forty-third was scored (once, at 14e4c53; figures
 # in bench/results/eval-heldout-round43.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_44: frozenset[str] = frozenset(
     {
         "ra176-iops240-raw-w3-i2",
@@ -727,6 +726,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_41,
     HELD_OUT_42,
     HELD_OUT_43,
+    HELD_OUT_44,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
