@@ -684,7 +684,6 @@ HELD_OUT_44: frozenset[str] = frozenset(
 # The forty-fifth round, written down after the forty-fourth was scored (once, at 9859982; figures
 # in bench/results/eval-heldout-round44.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_45: frozenset[str] = frozenset(
     {
         "ra104-iops130-dirty-w1",
@@ -743,6 +742,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_42,
     HELD_OUT_43,
     HELD_OUT_44,
+    HELD_OUT_45,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
