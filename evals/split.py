@@ -699,7 +699,6 @@ HELD_OUT_45: frozenset[str] = frozenset(
 # The forty-sixth round, written down after the forty-fifth was scored (once, at a59e79f; figures
 # in bench/results/eval-heldout-round45.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_46: frozenset[str] = frozenset(
     {
         "ra64-iops280-memhog-w3",
@@ -759,6 +758,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_43,
     HELD_OUT_44,
     HELD_OUT_45,
+    HELD_OUT_46,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
