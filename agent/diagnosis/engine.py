@@ -278,6 +278,7 @@ def diagnose(window: Window, report: HealthReport, question: str | None = None) 
         scale = 0.25 if any(k.label == "GPU utilization" for k in lost.kpis) else 0.6
     else:
         scale = 0.6
+    has_figures = {cat: _judged(cat, lay) for cat in found}
     causes = [
         Cause(
             category=cat,
@@ -286,12 +287,12 @@ def diagnose(window: Window, report: HealthReport, question: str | None = None) 
             evidence=f.evidence if f.score > 0 else [],
             target=f.target,
         )
-        if _judged(cat, lay) and f.judged
+        if has_figures[cat] and f.judged
         else Cause(
             category=cat,
             confidence=0.0,
             summary=f.summary
-            if _judged(cat, lay)
+            if has_figures[cat]
             else "not judged: the window holds none of " + ", ".join(JUDGED_BY.get(cat, ("its figures",))),
             judged=False,
         )
@@ -299,7 +300,7 @@ def diagnose(window: Window, report: HealthReport, question: str | None = None) 
     ]
     # A cause whose figures the window holds but cannot tell apart (its finding says why) is a gap
     # the reader should see beside the missing sources: ranked at no confidence, it is not shown.
-    missing += [f"{cat.value}: {f.summary}" for cat, f in found.items() if _judged(cat, lay) and not f.judged]
+    missing += [f"{cat.value}: {f.summary}" for cat, f in found.items() if has_figures[cat] and not f.judged]
     worst = max(c.confidence for c in causes)
     if lost.spans:
         none_conf = max(
