@@ -4,8 +4,8 @@
 
 Scores the bundled suite with the rule proposer beside the constant baseline (and the LLM
 proposer, when its figures are recorded), and renders the figures each benchmark wrote to
-bench/results/ (`make bench` runs them all). Writes between the README's markers; everything
-else in the README is left as it is.
+bench/results/ (`make bench` runs them all). Writes between the markers of the README and of
+evals/ROUNDS.md (each held-out round's own row); everything else in them is left as it is.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ RESULTS_MARKS = ("<!-- results:start -->", "<!-- results:end -->")
 BENCH_MARKS = ("<!-- bench:start -->", "<!-- bench:end -->")
 LLM_MARKS = ("<!-- llm:start -->", "<!-- llm:end -->")
 HELDOUT_MARKS = ("<!-- heldout:start -->", "<!-- heldout:end -->")
+ROUNDS_MARKS = ("<!-- rounds:start -->", "<!-- rounds:end -->")
+ROUNDS_DOC = ROOT / "evals" / "ROUNDS.md"
 # Earlier held-out rounds, each scored once, blind, before it was used for tuning (evals/split.py):
 # (name, commit, `idletune eval evals/incidents --json` at that commit).
 BLIND_ROUNDS = (
@@ -361,15 +363,43 @@ def _part(run: EvalRun, keep: Callable[[str, list[str]], bool]) -> Summary:
     return run.subset(lambda r: keep(r.replay.id, r.tags))
 
 
+def _stretch_rows(
+    run: EvalRun, untuned: dict[tuple[int, int], list[IncidentScore]]
+) -> list[tuple[str, Summary]]:
+    """One row per stretch of rounds scored with no tuning between them, pooled with the current
+    run's held-out scores where a stretch ends at the held-out round."""
+    now = _held_scores(run)
+    return [
+        (
+            f"real, held-out rounds {first}-{end} pooled, each scored blind, no tuning between",
+            summarise([*scores, *(now if end == len(ROUNDS) else [])]),
+        )
+        for (first, end), scores in untuned.items()
+    ]
+
+
+def _held_scores(run: EvalRun) -> list[IncidentScore]:
+    return [r.score for r in run.results if "real" in r.tags and split_of(r.replay.id) == "held-out"]
+
+
+def _table(rows: list[tuple[str, Summary]]) -> list[str]:
+    return [
+        "| incidents | n | AC@1 | AC@3 | actions | forbidden | restraint | evidence recall |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        *(f"| {name} | {_figures(s)} |" for name, s in rows),
+    ]
+
+
 def heldout_section(
     runs: dict[View, EvalRun],
-    blind: dict[str, Summary],
+    blind: dict[int, list[IncidentScore]],
     untuned: dict[tuple[int, int], list[IncidentScore]] | None = None,
 ) -> str:
-    """Scores on conditions the engine was never tuned on, beside the ones it was, and per source set.
-    `blind` holds each earlier round's held-out figures as scored before it was tuned on; `untuned`
-    the per-incident blind scores of each stretch of rounds scored with no tuning between them
-    (untuned_scores), pooled with the held-out round's where a stretch ends at it."""
+    """The README's scores on conditions the engine was never tuned on, beside the ones it was, and
+    per source set. `blind` holds each earlier round's per-incident scores as scored before it was
+    tuned on (blind_scores), pooled here with the held-out round's; `untuned` the stretches of rounds
+    scored with no tuning between them (untuned_scores), of which the README shows the last. Each
+    round's own row is in ROUNDS.md (rounds_section)."""
     run = runs["all"]
 
     def real_in(split: str) -> Callable[[str, list[str]], bool]:
@@ -377,6 +407,9 @@ def heldout_section(
 
     fit = _part(run, real_in("fit"))
     held = _part(run, real_in("held-out"))
+    last = len(ROUNDS)
+    pooled = summarise([*(s for n in sorted(blind) for s in blind[n]), *_held_scores(run)])
+    stretches = _stretch_rows(run, untuned or {})[-1:]
     rows: list[tuple[str, Summary]] = [
         ("every bundled incident (generator and real)", run.summary),
         (
@@ -384,22 +417,22 @@ def heldout_section(
             _part(run, lambda i, t: split_of(i) == "fit"),
         ),
         ("real recordings, fit conditions", fit),
-    ]
-    commits = {name: commit for name, commit, _ in BLIND_ROUNDS}
-    rows += [(f"real, held-out {name}, scored blind at {commits[name]}", s) for name, s in blind.items()]
-    last = len(ROUNDS)
-    rows += [
         (f"real, held-out rounds 1-{last - 1} now (tuned on since)", _part(run, real_in("seen"))),
         (f"real, held-out round {last}, never tuned on", held),
+        (f"real, held-out rounds 1-{last} pooled, each as first scored, blind", pooled),
+        *stretches,
     ]
-    now = [r.score for r in run.results if "real" in r.tags and split_of(r.replay.id) == "held-out"]
-    for (first, end), scores in (untuned or {}).items():
-        rows.append(
-            (
-                f"real, held-out rounds {first}-{end} pooled, each scored blind, no tuning between",
-                summarise([*scores, *(now if end == last else [])]),
-            )
-        )
+    gap = [
+        f"round {last} minus fit: AC@1 {held.ac1 - fit.ac1:+.2f}, "
+        f"actions {held.action_match_rate - fit.action_match_rate:+.2f}",
+        f"rounds 1-{last} as first scored minus fit: AC@1 {pooled.ac1 - fit.ac1:+.2f}, "
+        f"actions {pooled.action_match_rate - fit.action_match_rate:+.2f}",
+    ]
+    gap += [
+        f"{name.removeprefix('real, held-out ').split(' pooled')[0]} minus fit: "
+        f"AC@1 {s.ac1 - fit.ac1:+.2f}, actions {s.action_match_rate - fit.action_match_rate:+.2f}"
+        for name, s in stretches
+    ]
     lines = [
         HELDOUT_MARKS[0],
         "",
@@ -409,29 +442,15 @@ def heldout_section(
         "and background noise, each labelled by a measured counterfactual (`evals/matrix.py`: the",
         "scenario's fix lifts samples/s by 20 % or more: its cause; it does not, yet the job waits for",
         "data half the time on a capped device: `storage_latency`, saturated, nothing to do; else `none`).",
-        "Splits are fixed in `evals/split.py`: the engine was tuned on the fit conditions; each",
-        "held-out round ("
-        + ", ".join(str(len(r)) for r in ROUNDS[:-1])
-        + f" and {len(ROUNDS[-1])} conditions) was written",
-        f"down before the tuning that preceded its scoring and scored once, blind; rounds 1-{last - 1}",
-        "were tuned on only after that (their blind scores: "
-        + ", ".join(f"`{f}`" for _, _, f in BLIND_ROUNDS)
-        + f"); round {last} never.",
+        "Splits are fixed in `evals/split.py`: the engine was tuned on the fit conditions; each of the",
+        f"{last} held-out rounds ({sum(len(r) for r in ROUNDS)} conditions, each recorded twice) was "
+        "written down before the tuning",
+        f"that preceded its scoring and scored once, blind; rounds 1-{last - 1} were tuned on only after "
+        "that,",
+        f"round {last} never. Each round's own row, the stretches of rounds scored with no change to the",
+        "engine between them, and what each round missed are in [evals/ROUNDS.md](evals/ROUNDS.md).",
         "",
-        "| incidents | n | AC@1 | AC@3 | actions | forbidden | restraint | evidence recall |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    lines += [f"| {name} | {_figures(s)} |" for name, s in rows]
-    gap = [
-        f"round {last} minus fit: AC@1 {held.ac1 - fit.ac1:+.2f}, "
-        f"actions {held.action_match_rate - fit.action_match_rate:+.2f}"
-    ]
-    gap += [
-        f"{name} (blind) minus fit: AC@1 {s.ac1 - fit.ac1:+.2f}, "
-        f"actions {s.action_match_rate - fit.action_match_rate:+.2f}"
-        for name, s in blind.items()
-    ]
-    lines += [
+        *_table(rows),
         "",
         "Gap on real recordings, " + "; ".join(gap) + ".",
         "",
@@ -458,25 +477,71 @@ def heldout_section(
     return "\n".join(lines)
 
 
-def untuned_scores() -> dict[tuple[int, int], list[IncidentScore]]:
-    """Per stretch of UNTUNED_STRETCHES, the per-incident blind scores of its earlier rounds, each
-    read from its file (the held-out round's are the current run's)."""
-    out: dict[tuple[int, int], list[IncidentScore]] = {}
-    for first, end in UNTUNED_STRETCHES:
-        scores = out.setdefault((first, end), [])
-        for name, _, rel in BLIND_ROUNDS:
-            n = int(name.split()[1])
-            path = ROOT / rel
-            if not first <= n <= end or not path.exists():
-                continue
-            doc = json.loads(path.read_text())
-            conditions = ROUNDS[n - 1]
-            scores += [
-                IncidentScore.model_validate(i["score"])
-                for i in doc.get("incidents", [])
-                if condition_of(i["id"]) in conditions
-            ]
+def rounds_section(
+    run: EvalRun,
+    blind: dict[str, Summary],
+    untuned: dict[tuple[int, int], list[IncidentScore]] | None = None,
+) -> str:
+    """ROUNDS.md's table: each earlier round's held-out figures as scored before it was tuned on
+    (`blind`, from its file), the held-out round's now, and every stretch of rounds scored with no
+    tuning between them, each beside the fit conditions."""
+    fit = _part(run, lambda i, t: "real" in t and split_of(i) == "fit")
+    held = _part(run, lambda i, t: "real" in t and split_of(i) == "held-out")
+    last = len(ROUNDS)
+    commits = {name: commit for name, commit, _ in BLIND_ROUNDS}
+    rows: list[tuple[str, Summary]] = [("real recordings, fit conditions", fit)]
+    rows += [(f"{name}, scored blind at {commits[name]}", s) for name, s in blind.items()]
+    rows += [(f"round {last}, the held-out round, never tuned on", held)]
+    rows += _stretch_rows(run, untuned or {})
+    gap = [
+        f"{name} (blind) minus fit: AC@1 {s.ac1 - fit.ac1:+.2f}, "
+        f"actions {s.action_match_rate - fit.action_match_rate:+.2f}"
+        for name, s in [*blind.items(), (f"round {last}", held)]
+    ]
+    lines = [
+        ROUNDS_MARKS[0],
+        "",
+        "`idletune eval evals/incidents --json` (`by_split`), rule proposer, and each earlier round's",
+        "figures as scored once, blind, before it was tuned on (`bench/results/eval-heldout-roundN.json`,",
+        f"N from 1 to {last - 1}); regenerate with `make results`. Each condition is recorded twice.",
+        "",
+        *_table(rows),
+        "",
+        "Gap on real recordings, " + "; ".join(gap) + ".",
+        "",
+        ROUNDS_MARKS[1],
+    ]
+    return "\n".join(lines)
+
+
+def blind_scores() -> dict[int, list[IncidentScore]]:
+    """Each earlier round's per-incident scores as first scored, blind, read from its file."""
+    out: dict[int, list[IncidentScore]] = {}
+    for name, _, rel in BLIND_ROUNDS:
+        n = int(name.split()[1])
+        path = ROOT / rel
+        if not path.exists():
+            continue
+        doc = json.loads(path.read_text())
+        conditions = ROUNDS[n - 1]
+        out[n] = [
+            IncidentScore.model_validate(i["score"])
+            for i in doc.get("incidents", [])
+            if condition_of(i["id"]) in conditions
+        ]
     return out
+
+
+def untuned_scores(
+    blind: dict[int, list[IncidentScore]] | None = None,
+) -> dict[tuple[int, int], list[IncidentScore]]:
+    """Per stretch of UNTUNED_STRETCHES, the per-incident blind scores of its earlier rounds (the
+    held-out round's are the current run's)."""
+    scores = blind_scores() if blind is None else blind
+    return {
+        (first, end): [s for n in range(first, end + 1) for s in scores.get(n, [])]
+        for first, end in UNTUNED_STRETCHES
+    }
 
 
 def blind_rounds() -> dict[str, Summary]:
@@ -603,6 +668,7 @@ def replace_section(text: str, marks: tuple[str, str], new: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--readme", type=Path, default=README)
+    ap.add_argument("--rounds", type=Path, default=ROUNDS_DOC, help="the held-out rounds' own page")
     ap.add_argument("--results", type=Path, default=RESULTS, help="folder of recorded bench figures")
     args = ap.parse_args()
     policies = load_policies([], with_default=True)
@@ -612,14 +678,20 @@ def main() -> None:
     }
     text = args.readme.read_text() if args.readme.exists() else "# idletune\n"
     text = replace_section(text, RESULTS_MARKS, results_section(run))
-    text = replace_section(text, HELDOUT_MARKS, heldout_section(views, blind_rounds(), untuned_scores()))
+    blind = blind_scores()
+    untuned = untuned_scores(blind)
+    text = replace_section(text, HELDOUT_MARKS, heldout_section(views, blind, untuned))
     llm_file = args.results / LLM_EVAL
     llm_doc = json.loads(llm_file.read_text()) if llm_file.exists() else None
     text = replace_section(text, LLM_MARKS, llm_section(run, llm_doc))
     text = replace_section(text, CHAT_MARKS, chat_section(chat_docs(args.results)))
     text = replace_section(text, BENCH_MARKS, bench_section(read_all(args.results)))
     args.readme.write_text(text)
-    print(f"wrote the results tables to {args.readme}")
+    rounds = args.rounds.read_text() if args.rounds.exists() else "# Held-out rounds, one by one\n"
+    args.rounds.write_text(
+        replace_section(rounds, ROUNDS_MARKS, rounds_section(run, blind_rounds(), untuned))
+    )
+    print(f"wrote the results tables to {args.readme} and {args.rounds}")
 
 
 if __name__ == "__main__":

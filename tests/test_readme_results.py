@@ -102,15 +102,18 @@ def test_trainer_overhead_rows(tmp_path: Path) -> None:
     assert "always on" not in text  # not measured, not shown
 
 
-def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_path: Path) -> None:
+def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_path: Path) -> None:
     import shutil
 
     from agent.proposers.rules import RuleProposer, load_policies
     from bench.readme_results import (
         HELDOUT_MARKS,
+        ROUNDS_MARKS,
         UNTUNED_STRETCHES,
         blind_rounds,
+        blind_scores,
         heldout_section,
+        rounds_section,
         untuned_scores,
     )
     from evals.harness import evaluate
@@ -127,44 +130,63 @@ def test_heldout_section_shows_each_split_the_blind_rounds_and_every_view(tmp_pa
     held_out = len(ROUNDS)  # the held-out round is the last one written down
     blind = blind_rounds()
     assert set(blind) == {f"round {n}" for n in range(1, held_out)} and blind["round 1"].incidents == 28
-    untuned = untuned_scores()
+    # Each round's per-incident blind scores are its conditions' recordings in its own file.
+    scores = blind_scores()
+    assert sorted(scores) == list(range(1, held_out))
+    assert all(len(scores[n]) == blind[f"round {n}"].incidents for n in scores)
+    assert all(condition_of(s.id) in ROUNDS[n - 1] for n in scores for s in scores[n])
+    untuned = untuned_scores(scores)
     # No decision has changed since round 38, so the last stretch ends at the held-out round.
     assert (
         list(untuned)
         == list(UNTUNED_STRETCHES)
         == [(15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, held_out)]
     )
-    assert len(untuned[(15, 18)]) == sum(blind[f"round {n}"].incidents for n in range(15, 19))
-    assert len(untuned[(19, 20)]) == blind["round 19"].incidents + blind["round 20"].incidents
-    assert len(untuned[(24, 25)]) == blind["round 24"].incidents + blind["round 25"].incidents
-    assert len(untuned[(26, 28)]) == sum(blind[f"round {n}"].incidents for n in range(26, 29))
-    # The stretch of rounds 31 to 37 ended before the held-out round: it holds their blind scores alone.
-    assert len(untuned[(31, 37)]) == sum(blind[f"round {n}"].incidents for n in range(31, 38))
-    # The held-out round is the current run's: the last stretch holds the blind scores before it.
-    last = untuned[(38, held_out)]
-    assert len(last) == sum(blind[f"round {n}"].incidents for n in range(38, held_out))
-    text = heldout_section(runs, blind, untuned)
-    # A stretch that ended before the held-out round pools its blind scores alone; one that ends
-    # at it adds the current run's held-out scores (one recording in the suite copied here).
-    for (first, end), scores in untuned.items():
-        row = f"| real, held-out rounds {first}-{end} pooled, each scored blind, no tuning between |"
-        assert f"{row} {len(scores) + (1 if end == len(ROUNDS) else 0)} |" in text
-    # One that ends at the held-out round pools the current run's scores with them (the suite
-    # copied here holds one held-out recording).
-    round20 = [s for s in untuned[(19, 20)] if condition_of(s.id) in ROUNDS[19]]
-    assert len(round20) == blind["round 20"].incidents
-    open_ = heldout_section(runs, blind, {(20, held_out): round20})
-    pooled = f"| real, held-out rounds 20-{held_out} pooled, each scored blind, no tuning between |"
-    assert f"{pooled} {len(round20) + 1} |" in open_
+    for first, end in UNTUNED_STRETCHES:
+        # The held-out round is the current run's: a stretch holds the blind scores before it.
+        wanted = sum(blind[f"round {n}"].incidents for n in range(first, min(end, held_out - 1) + 1))
+        assert len(untuned[(first, end)]) == wanted
+
+    # The README: the splits, every round as first scored pooled with the held-out round's (one
+    # recording in the suite copied here), the last stretch, and every view.
+    text = heldout_section(runs, scores, untuned)
     assert text.startswith(HELDOUT_MARKS[0]) and text.endswith(HELDOUT_MARKS[1])
     assert f"| real, held-out round {held_out}, never tuned on | 1 |" in text
-    assert "| real, held-out round 3, scored blind at cda9249 | 8 | 0.50 |" in text
-    assert "| real, held-out round 1, scored blind at 25d79c6 | 28 | 0.86 |" in text
+    pooled = sum(len(v) for v in scores.values()) + 1
+    assert f"| real, held-out rounds 1-{held_out} pooled, each as first scored, blind | {pooled} |" in text
+    last = f"| real, held-out rounds 38-{held_out} pooled, each scored blind, no tuning between |"
+    assert f"{last} {len(untuned[(38, held_out)]) + 1} |" in text
+    assert "rounds 31-37 pooled" not in text and "round 3, scored blind" not in text  # in ROUNDS.md
+    assert "[evals/ROUNDS.md](evals/ROUNDS.md)" in text
     assert all(f"| {v} |" in text for v in VIEWS)
     # Each view's actions beside its AC@1: a source missing can leave the cause right, the change not.
     actions = runs["no-bpf"].summary.action_match_rate
     assert f"| AC@1, round {held_out} | actions | restraint | forbidden |" in text
     assert any(line.startswith("| no-bpf |") and f"| {actions:.2f} |" in line for line in text.splitlines())
+
+    # ROUNDS.md: each round's row as scored blind, and every stretch. One that ended before the
+    # held-out round pools its blind scores alone; one that ends at it adds the current run's.
+    page = rounds_section(runs["all"], blind, untuned)
+    assert page.startswith(ROUNDS_MARKS[0]) and page.endswith(ROUNDS_MARKS[1])
+    assert "| round 3, scored blind at cda9249 | 8 | 0.50 |" in page
+    assert "| round 1, scored blind at 25d79c6 | 28 | 0.86 |" in page
+    assert f"| round {held_out}, the held-out round, never tuned on | 1 |" in page
+    for (first, end), pool in untuned.items():
+        row = f"| real, held-out rounds {first}-{end} pooled, each scored blind, no tuning between |"
+        assert f"{row} {len(pool) + (1 if end == held_out else 0)} |" in page
+    round20 = [s for s in untuned[(19, 20)] if condition_of(s.id) in ROUNDS[19]]
+    assert len(round20) == blind["round 20"].incidents
+    open_ = rounds_section(runs["all"], blind, {(20, held_out): round20})
+    pooled_row = f"| real, held-out rounds 20-{held_out} pooled, each scored blind, no tuning between |"
+    assert f"{pooled_row} {len(round20) + 1} |" in open_
+
+
+def test_the_rounds_page_is_linked_and_carries_its_table() -> None:
+    from bench.readme_results import README, ROUNDS_DOC, ROUNDS_MARKS
+
+    page = ROUNDS_DOC.read_text()
+    assert ROUNDS_MARKS[0] in page and ROUNDS_MARKS[1] in page
+    assert "evals/ROUNDS.md" in README.read_text()
 
 
 def test_cost_figures_render_the_process_and_its_programs(tmp_path: Path) -> None:
