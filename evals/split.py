@@ -714,7 +714,6 @@ HELD_OUT_46: frozenset[str] = frozenset(
 # The forty-seventh round, written down after the forty-sixth was scored (once, at 5e93cba; figures
 # in bench/results/eval-heldout-round46.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_47: frozenset[str] = frozenset(
     {
         "ra416-iops130-w3-dirty",
@@ -775,6 +774,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_44,
     HELD_OUT_45,
     HELD_OUT_46,
+    HELD_OUT_47,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
