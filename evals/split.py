@@ -729,7 +729,6 @@ HELD_OUT_47: frozenset[str] = frozenset(
 # The forty-eighth round, written down after the forty-seventh was scored (once, at 4ab8813;
 # figures in bench/results/eval-heldout-round47.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_48: frozenset[str] = frozenset(
     {
         "ra48-iops220-w1-rootwrites",
@@ -791,6 +790,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_45,
     HELD_OUT_46,
     HELD_OUT_47,
+    HELD_OUT_48,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
