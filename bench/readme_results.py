@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -380,8 +381,14 @@ def _stretch_rows(
     ]
 
 
+def _real_in(split: str) -> Callable[[str, list[str]], bool]:
+    """A recording of the matrix (tagged `real`) in `split`."""
+    return lambda ident, tags: "real" in tags and split_of(ident) == split
+
+
 def _held_scores(run: EvalRun) -> list[IncidentScore]:
-    return [r.score for r in run.results if "real" in r.tags and split_of(r.replay.id) == "held-out"]
+    held = _real_in("held-out")
+    return [r.score for r in run.results if held(r.replay.id, r.tags)]
 
 
 def _table(rows: list[tuple[str, Summary]]) -> list[str]:
@@ -403,15 +410,12 @@ def heldout_section(
     scored with no tuning between them (untuned_scores), of which the README shows the last. Each
     round's own row is in ROUNDS.md (rounds_section)."""
     run = runs["all"]
-
-    def real_in(split: str) -> Callable[[str, list[str]], bool]:
-        return lambda ident, tags: "real" in tags and split_of(ident) == split
-
-    fit = _part(run, real_in("fit"))
-    held = _part(run, real_in("held-out"))
+    fit = _part(run, _real_in("fit"))
+    held = _part(run, _real_in("held-out"))
     last = len(ROUNDS)
     pooled = summarise([*(s for n in sorted(blind) for s in blind[n]), *_held_scores(run)])
-    stretches = _stretch_rows(run, untuned or {})[-1:]
+    latest = dict(list((untuned or {}).items())[-1:])  # the README shows the last stretch only
+    stretches = _stretch_rows(run, latest)
     rows: list[tuple[str, Summary]] = [
         ("every bundled incident (generator and real)", run.summary),
         (
@@ -419,7 +423,7 @@ def heldout_section(
             _part(run, lambda i, t: split_of(i) == "fit"),
         ),
         ("real recordings, fit conditions", fit),
-        (f"real, held-out rounds 1-{last - 1} now (tuned on since)", _part(run, real_in("seen"))),
+        (f"real, held-out rounds 1-{last - 1} now (tuned on since)", _part(run, _real_in("seen"))),
         (f"real, held-out round {last}, never tuned on", held),
         (f"real, held-out rounds 1-{last} pooled, each as first scored, blind", pooled),
         *stretches,
@@ -431,9 +435,9 @@ def heldout_section(
         f"actions {pooled.action_match_rate - fit.action_match_rate:+.2f}",
     ]
     gap += [
-        f"{name.removeprefix('real, held-out ').split(' pooled')[0]} minus fit: "
+        f"rounds {first}-{end} minus fit: "
         f"AC@1 {s.ac1 - fit.ac1:+.2f}, actions {s.action_match_rate - fit.action_match_rate:+.2f}"
-        for name, s in stretches
+        for (first, end), (_, s) in zip(latest, stretches, strict=True)
     ]
     lines = [
         HELDOUT_MARKS[0],
@@ -487,8 +491,8 @@ def rounds_section(
     """ROUNDS.md's table: each earlier round's held-out figures as scored before it was tuned on
     (`blind`, from its file), the held-out round's now, and every stretch of rounds scored with no
     tuning between them, each beside the fit conditions."""
-    fit = _part(run, lambda i, t: "real" in t and split_of(i) == "fit")
-    held = _part(run, lambda i, t: "real" in t and split_of(i) == "held-out")
+    fit = _part(run, _real_in("fit"))
+    held = _part(run, _real_in("held-out"))
     last = len(ROUNDS)
     commits = {name: commit for name, commit, _ in BLIND_ROUNDS}
     rows: list[tuple[str, Summary]] = [("real recordings, fit conditions", fit)]
@@ -516,15 +520,22 @@ def rounds_section(
     return "\n".join(lines)
 
 
+@lru_cache(maxsize=1)
+def _blind_docs() -> tuple[tuple[str, int, dict[str, Any]], ...]:
+    """Each earlier round's eval as first scored, blind: (name, number, document), each file read
+    once however many tables draw on it."""
+    out = []
+    for name, _, rel in BLIND_ROUNDS:
+        path = ROOT / rel
+        if path.exists():
+            out.append((name, int(name.split()[1]), json.loads(path.read_text())))
+    return tuple(out)
+
+
 def blind_scores() -> dict[int, list[IncidentScore]]:
     """Each earlier round's per-incident scores as first scored, blind, read from its file."""
     out: dict[int, list[IncidentScore]] = {}
-    for name, _, rel in BLIND_ROUNDS:
-        n = int(name.split()[1])
-        path = ROOT / rel
-        if not path.exists():
-            continue
-        doc = json.loads(path.read_text())
+    for _, n, doc in _blind_docs():
         conditions = ROUNDS[n - 1]
         out[n] = [
             IncidentScore.model_validate(i["score"])
@@ -549,12 +560,9 @@ def untuned_scores(
 def blind_rounds() -> dict[str, Summary]:
     """Each earlier round's held-out figures, as scored before it was tuned on."""
     out: dict[str, Summary] = {}
-    for name, _, rel in BLIND_ROUNDS:
-        path = ROOT / rel
-        if path.exists():
-            doc = json.loads(path.read_text())
-            if "held-out" in doc.get("by_split", {}):
-                out[name] = Summary.model_validate(doc["by_split"]["held-out"])
+    for name, _, doc in _blind_docs():
+        if "held-out" in doc.get("by_split", {}):
+            out[name] = Summary.model_validate(doc["by_split"]["held-out"])
     return out
 
 
