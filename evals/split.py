@@ -744,7 +744,6 @@ HELD_OUT_48: frozenset[str] = frozenset(
 # The forty-ninth round, written down after the forty-eighth was scored (once, at 39bc6b3;
 # figures in bench/results/eval-heldout-round48.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_49: frozenset[str] = frozenset(
     {
         "ra144-iops240-memhog-w2",
@@ -807,6 +806,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_46,
     HELD_OUT_47,
     HELD_OUT_48,
+    HELD_OUT_49,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
