@@ -759,7 +759,6 @@ HELD_OUT_49: frozenset[str] = frozenset(
 # The fiftieth round, written down after the forty-ninth was scored (once, at 08b6245; figures
 # in bench/results/eval-heldout-round49.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_50: frozenset[str] = frozenset(
     {
         "ra88-iops160-dirty-w3-mid",
@@ -823,6 +822,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_47,
     HELD_OUT_48,
     HELD_OUT_49,
+    HELD_OUT_50,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
