@@ -774,7 +774,6 @@ HELD_OUT_50: frozenset[str] = frozenset(
 # The fifty-first round, written down after the fiftieth was scored (once, at a50ba15; figures
 # in bench/results/eval-heldout-round50.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_51: frozenset[str] = frozenset(
     {
         "ra56-iops260-raw-rootwrites-i2",
@@ -839,6 +838,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_48,
     HELD_OUT_49,
     HELD_OUT_50,
+    HELD_OUT_51,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
