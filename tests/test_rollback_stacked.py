@@ -141,3 +141,20 @@ def test_two_applies_at_once_never_both_pass_and_the_journal_matches_the_host(tm
         assert any("(cooldown)" in out for code, out in outs if code != 0), outs
         [c] = FileJournal(state).open_changes()
         assert str(c.value) == _ra(root) and f"-> {_ra(root)}" in passed[0], (outs, c)
+
+
+@pytest.mark.slow
+def test_apply_reads_the_knob_only_under_the_writer_lock(tmp_path: Path) -> None:
+    """A knob another writer is halfway through (the file truncated, the lock held) is not read
+    as `no value`: the apply waits for the lock and confirms the value the writer left."""
+    root, state = tmp_path / "root", tmp_path / "state"
+    make_root(root, devices=("loop0",))
+    with FileJournal(state).writing():
+        (root / RA).write_text("")
+        proc = _cli(root, state, "block.read_ahead_kb@loop0=256")
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=8)  # still waiting for the lock, not failed on the empty file
+        (root / RA).write_text("512")
+    code, out = proc.wait(timeout=60), proc.stdout.read() if proc.stdout else ""
+    assert code == 0 and "512 -> 256" in out, out
+    assert _ra(root) == "256"

@@ -63,7 +63,13 @@ def apply_command(
         fail(str(e))
     want_trainer, want_gpu = needs(p)
     with open_host(trainer=want_trainer, gpu=want_gpu, job=str(target) if want_trainer else None) as host:
-        current = _read(p, host, target)
+        try:
+            # Read under the writer lock: every journaled write holds it, so the value shown is
+            # never one another apply or the agent is halfway through writing.
+            with guard.journal.writing():
+                current = _read(p, host, target)
+        except StateError as e:
+            fail(str(e))
         if current is None:
             fail(f"cannot read {action.knob} on this host: {p.available(host, target).reason or 'no value'}")
         if not yes:
