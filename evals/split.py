@@ -789,7 +789,6 @@ HELD_OUT_51: frozenset[str] = frozenset(
 # The fifty-second round, written down after the fifty-first was scored (once, at 1209a61; figures
 # in bench/results/eval-heldout-round51.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_52: frozenset[str] = frozenset(
     {
         "ra192-iops150-raw-memhog",
@@ -855,6 +854,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_49,
     HELD_OUT_50,
     HELD_OUT_51,
+    HELD_OUT_52,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")

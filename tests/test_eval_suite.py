@@ -130,19 +130,21 @@ def test_rules_mode_meets_the_bar() -> None:
     restrained = [r.score.restraint for r in fit if r.score.restraint is not None]
     assert sum(restrained) >= 0.95 * len(restrained)
     assert run.summary.forbidden_actions == 0
-    # Every round scored blind joins the suite with the misses it found, so what the engine has been tuned on
-    # since (fit and seen) is guarded against regression, not held to a target: 0.89 and 0.84 with round 14
-    # in, 0.87 and 0.81 with round 21, 0.84 and 0.799 (274 of 343 restrained) with round 33, whose
-    # small-window byte cap added two more, 0.85 and 0.778 (316 of 406) with round 43, round 42's byte cap the
-    # two more, 0.85 and 0.769 (330 of 429) with round 46, rounds 43-45's byte caps and healthy readers the
-    # nine more, 0.8496 (723 of 851 named first) and 0.763 (338 of 443) with round 48, round 47's byte cap and
-    # healthy reader the four more named wrong first (AC@1's share lowered to 0.84 there), 0.848 (735 of 867)
-    # and 0.763 (344 of 451) with round 49, 0.845 (746 of 883) and 0.761 (348 of 457) with round 50, 0.844
-    # (759 of 899) and 0.759 (352 of 464) with round 51, round 50's byte cap and healthy reader the three more
-    # unrestrained (restraint's share lowered to 0.75 there). The held-out round is scored and reported, never
-    # a target, so its misses do not move this guard. Known and listed in the README: bandwidth caps read as
-    # request caps, capped windows between 512 kB and 1 MiB, healthy readers named starved or read as a
-    # request cap, checkpoints whose fix lifted samples/s by less than 20 %.
+    # Every round scored blind joins the suite with the misses it found, so what the engine has been
+    # tuned on since (fit and seen) is guarded against regression, not held to a target: 0.89 and 0.84
+    # with round 14 in, 0.87 and 0.81 with round 21, 0.84 and 0.799 (274 of 343 restrained) with round
+    # 33, whose small-window byte cap added two more, 0.85 and 0.778 (316 of 406) with round 43, round
+    # 42's byte cap the two more, 0.85 and 0.769 (330 of 429) with round 46, rounds 43-45's byte caps
+    # and healthy readers the nine more, 0.8496 (723 of 851 named first) and 0.763 (338 of 443) with
+    # round 48, round 47's byte cap and healthy reader the four more named wrong first (AC@1's share
+    # lowered to 0.84 there), 0.848 (735 of 867) and 0.763 (344 of 451) with round 49, 0.845 (746 of
+    # 883) and 0.761 (348 of 457) with round 50, 0.844 (759 of 899) and 0.759 (352 of 464) with round
+    # 51, round 50's byte cap and healthy reader the three more unrestrained (restraint's share lowered
+    # to 0.75 there), 0.843 (771 of 915) and 0.754 (356 of 472) with round 52. The held-out round is
+    # scored and reported, never a target, so its misses do not move this guard. Known and listed in the
+    # README: bandwidth caps read as request caps, capped windows between 512 kB and 1 MiB, healthy
+    # readers named starved or read as a request cap, checkpoints whose fix lifted samples/s by less
+    # than 20 %.
     tuned = [r.score for r in run.results if split_of(r.replay.id) != "held-out"]
     assert sum(s.ac1 for s in tuned) >= 0.84 * len(tuned)
     held = [s.restraint for s in tuned if s.restraint is not None]
