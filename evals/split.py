@@ -804,7 +804,6 @@ HELD_OUT_52: frozenset[str] = frozenset(
 # The fifty-third round, written down after the fifty-second was scored (once, at d170cbe; figures
 # in bench/results/eval-heldout-round52.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_53: frozenset[str] = frozenset(
     {
         "ra456-iops30-raw-memhog",
@@ -871,6 +870,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_50,
     HELD_OUT_51,
     HELD_OUT_52,
+    HELD_OUT_53,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
