@@ -819,7 +819,6 @@ HELD_OUT_53: frozenset[str] = frozenset(
 # The fifty-fourth round, written down after the fifty-third was scored (once, at 31eed56; figures
 # in bench/results/eval-heldout-round53.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_54: frozenset[str] = frozenset(
     {
         "ra192-iops195-raw-hog",
@@ -887,6 +886,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_51,
     HELD_OUT_52,
     HELD_OUT_53,
+    HELD_OUT_54,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
