@@ -834,7 +834,6 @@ HELD_OUT_54: frozenset[str] = frozenset(
 # The fifty-fifth round, written down after the fifty-fourth was scored (once, at 3249f06; figures
 # in bench/results/eval-heldout-round54.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_55: frozenset[str] = frozenset(
     {
         "ra40-iops65-raw-w3-hog-mid",
@@ -903,6 +902,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_52,
     HELD_OUT_53,
     HELD_OUT_54,
+    HELD_OUT_55,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
