@@ -94,6 +94,7 @@ BLIND_ROUNDS = (
     ("round 52", "d170cbe", "bench/results/eval-heldout-round52.json"),
     ("round 53", "31eed56", "bench/results/eval-heldout-round53.json"),
     ("round 54", "3249f06", "bench/results/eval-heldout-round54.json"),
+    ("round 55", "562e671", "bench/results/eval-heldout-round55.json"),
 )
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -107,9 +108,9 @@ BLIND_ROUNDS = (
 # round 28, and 46cb6ab the window's claim on a request cap after round 29; af4f3e3 reverted that
 # after round 30, and rounds 31-37 ran on the engine so restored. After round 37 a stand-in for
 # writers' pauses (agent/proposers/policies/default.yaml) changed decisions through procfs alone
-# (none in any other view), and rounds 38-55 ran on that one (d66187a, after round 41, changed
+# (none in any other view), and rounds 38-56 ran on that one (d66187a, after round 41, changed
 # only what an answer lists among its gaps).
-UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, 55))
+UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, 56))
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
 CHAT_MARKS = ("<!-- chat:start -->", "<!-- chat:end -->")

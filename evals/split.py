@@ -849,7 +849,6 @@ HELD_OUT_55: frozenset[str] = frozenset(
 # The fifty-sixth round, written down after the fifty-fifth was scored (once, at 562e671; figures
 # in bench/results/eval-heldout-round55.json), with no change to the engine since: its
 # readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS or a byte rate.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_56: frozenset[str] = frozenset(
     {
         "ra512-iops180-raw-rootwrites-mid",
@@ -919,6 +918,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_53,
     HELD_OUT_54,
     HELD_OUT_55,
+    HELD_OUT_56,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
