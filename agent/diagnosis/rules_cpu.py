@@ -140,6 +140,14 @@ def dataloader_starvation(v: SpanView) -> Finding:
     fills = own_fill_cores(v)
     if delayed is not None and not fills:
         idle = max(idle, 1.0 - ramp(delayed, 0.1, 0.4))
+    # Nor does a little of others' work, less than contention counts (FOREIGN_SHARE), that keeps
+    # the cores busy beside a job with cores' worth of room for its own threads: a fair scheduler
+    # splits the cores among runnable tasks, so another worker wins a share from it, however long
+    # the job's threads sometimes wait for a core (their run-queue latency p99 swings from normal
+    # to far above it between repeats of one such host).
+    share = foreign_share(v)
+    if share is not None and not fills:
+        idle = max(idle, 1.0 - ramp(share, *FOREIGN_SHARE))
     wr = workers_per_core(v)
     few = _workers_evidence(
         v,
@@ -247,8 +255,9 @@ def cpu_contention(v: SpanView) -> Finding:
     # and a job's helper threads (pin-memory, the hook) make up to about one runnable task of their
     # own on average (OWN_HELPERS). What is left is others' share of the cores: contention from
     # FOREIGN_SHARE[0], fully at FOREIGN_SHARE[1].
-    if others is not None:
-        score *= ramp((others - OWN_HELPERS) / max(v.lay.cpus, 1), *FOREIGN_SHARE)
+    share = foreign_share(v)
+    if share is not None:
+        score *= ramp(share, *FOREIGN_SHARE)
     elif foreign.evidence:
         score *= foreign.score
     return Finding(
@@ -337,6 +346,13 @@ def others_running(v: SpanView) -> float | None:
     if not running or own is None:
         return None
     return mean(running) - own
+
+
+def foreign_share(v: SpanView) -> float | None:
+    """Others' runnable tasks per core: those beside the jobs' own threads (others_running) less the
+    recording agent's and the jobs' helper threads' own (OWN_HELPERS); None when not counted."""
+    others = others_running(v)
+    return None if others is None else (others - OWN_HELPERS) / max(v.lay.cpus, 1)
 
 
 def _busy_with_writeback(v: SpanView) -> float:

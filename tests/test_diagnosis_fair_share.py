@@ -1,0 +1,77 @@
+"""A starved loader beside a little of others' work: the cores are busy and the job's threads
+sometimes wait for one, yet another worker wins a share of them from a fair scheduler. Others'
+runnable tasks too few to count as contention do not withhold CPU from the job; enough of them to
+count do, and then the cause is contention and no worker is added."""
+
+from __future__ import annotations
+
+import random
+
+from agent.diagnosis.engine import diagnose
+from agent.proposers.rules import RuleProposer, load_policies
+from core.diagnosis import Category, Diagnosis
+from core.proposal import Proposal
+from core.report import HostInfo, JobInfo, build_report
+from core.sample import Sample
+from core.window import Window
+
+# The job's own threads: one loader worker and its main thread (asleep on the worker's queue).
+OWN = 2.0
+
+
+def _run(others: float, job_runq_us: float, seed: int = 1) -> tuple[Diagnosis, Proposal]:
+    """A 2-core host, CPU busy, a trainer waiting for one worker that prepares heavy batches;
+    `others` runnable tasks beside the job's own."""
+    rng = random.Random(seed)
+
+    def j(x: float) -> float:
+        return x * (1.0 + rng.uniform(-0.05, 0.05))
+
+    pressure = 8.0 if others < 2.0 else 95.0  # a small foreign load barely queues; a crowd does
+    samples = [
+        Sample(
+            t=float(t),
+            m={
+                "trainer.job.data_wait_frac": j(0.93),
+                "trainer.job.samples_per_s": j(60.0),
+                "trainer.job.step_time_ms": j(900.0),
+                "cpu.util_pct": min(100.0, j(99.5)),
+                "psi.cpu.some_avg10": j(pressure),
+                "sched.runq_lat_p99_us": j(max(job_runq_us, 3000.0)),
+                "sched.job.runq_lat_p99_us": j(job_runq_us),
+                "sched.job.offcpu_frac": j(0.91),
+                "sched.procs_running": j(OWN + others),
+                "psi.io.some_avg10": j(0.3),
+                "mem.dirty_mib": j(4.0),
+                "mem.available_mib": j(20000.0),
+            },
+        )
+        for t in range(40)
+    ]
+    w = Window(samples=samples)
+    report = build_report(w, HostInfo(cpus=2, gpus=0), jobs=[JobInfo(name="job", loader_workers=1)])
+    d = diagnose(w, report)
+    return d, RuleProposer(load_policies([])).propose(report, d)
+
+
+def _ranked(d: Diagnosis) -> list[tuple[str, float]]:
+    return [(c.category.value, round(c.confidence, 2)) for c in d.causes[:3]]
+
+
+def test_a_starved_loader_beside_one_foreign_task_gets_another_worker() -> None:
+    # One hog in another group and the recording's helpers: about 1.1 runnable tasks beside the job.
+    for seed in range(4):
+        for runq in (300.0, 5000.0, 20000.0):
+            d, p = _run(others=1.1, job_runq_us=runq, seed=seed)
+            assert d.top.category is Category.DATALOADER_STARVATION, _ranked(d)
+            assert d.top.confidence >= 0.3, _ranked(d)
+            assert [a.primitive for a in p.actions] == ["loader.workers"], p
+            assert p.actions[0].value == 2
+
+
+def test_a_crowd_of_foreign_tasks_is_contention_and_adds_no_worker() -> None:
+    # Three hogs beside the job: others' runnable tasks hold more than a core's worth each core.
+    for seed in range(4):
+        d, p = _run(others=3.4, job_runq_us=20000.0, seed=seed)
+        assert d.top.category is Category.CPU_CONTENTION, _ranked(d)
+        assert not p.actions, p
