@@ -109,7 +109,9 @@ BLIND_ROUNDS = (
 # after round 30, and rounds 31-37 ran on the engine so restored. After round 37 a stand-in for
 # writers' pauses (agent/proposers/policies/default.yaml) changed decisions through procfs alone
 # (none in any other view), and rounds 38-56 ran on that one (d66187a, after round 41, changed
-# only what an answer lists among its gaps).
+# only what an answer lists among its gaps). After round 56, 2d7bbe7 changed the starvation rule
+# beside a little of others' work (five decisions of rounds 40, 53 and 56, to right); round 57
+# onward runs on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, 56))
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
