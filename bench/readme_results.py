@@ -95,6 +95,7 @@ BLIND_ROUNDS = (
     ("round 53", "31eed56", "bench/results/eval-heldout-round53.json"),
     ("round 54", "3249f06", "bench/results/eval-heldout-round54.json"),
     ("round 55", "562e671", "bench/results/eval-heldout-round55.json"),
+    ("round 56", "2df1079", "bench/results/eval-heldout-round56.json"),
 )
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A

@@ -864,7 +864,7 @@ HELD_OUT_56: frozenset[str] = frozenset(
 # The fifty-seventh round, written down after the starvation rule changed (2d7bbe7, after round
 # 56 was scored): its readahead windows again drawn from 32-512 KB and its caps from 30-300 IOPS
 # or a byte rate, its starvation from zero or one worker and preprocessing 2-4 (every one-worker
-# condition at preprocessing 3-4 had been recorded). It joins ROUNDS once recorded and scored.
+# condition at preprocessing 3-4 had been recorded).
 HELD_OUT_57: frozenset[str] = frozenset(
     {
         "ra128-iops155-raw-rootwrites-mid",
@@ -935,6 +935,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_54,
     HELD_OUT_55,
     HELD_OUT_56,
+    HELD_OUT_57,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
