@@ -96,6 +96,7 @@ BLIND_ROUNDS = (
     ("round 54", "3249f06", "bench/results/eval-heldout-round54.json"),
     ("round 55", "562e671", "bench/results/eval-heldout-round55.json"),
     ("round 56", "2df1079", "bench/results/eval-heldout-round56.json"),
+    ("round 57", "f7dde3c", "bench/results/eval-heldout-round57.json"),
 )
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -111,9 +112,17 @@ BLIND_ROUNDS = (
 # writers' pauses (agent/proposers/policies/default.yaml) changed decisions through procfs alone
 # (none in any other view), and rounds 38-56 ran on that one (d66187a, after round 41, changed
 # only what an answer lists among its gaps). After round 56, 2d7bbe7 changed the starvation rule
-# beside a little of others' work (five decisions of rounds 40, 53 and 56, to right); round 57
-# onward runs on that one.
-UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = ((15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, 56))
+# beside a little of others' work (five decisions of rounds 40, 53 and 56, to right); rounds 57-58
+# ran on that one.
+UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
+    (15, 18),
+    (19, 20),
+    (24, 25),
+    (26, 28),
+    (31, 37),
+    (38, 56),
+    (57, 58),
+)
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
 CHAT_MARKS = ("<!-- chat:start -->", "<!-- chat:end -->")
@@ -418,14 +427,15 @@ def heldout_section(
     """The README's scores on conditions the engine was never tuned on, beside the ones it was, and
     per source set. `blind` holds each earlier round's per-incident scores as scored before it was
     tuned on (blind_scores), pooled here with the held-out round's; `untuned` the stretches of rounds
-    scored with no tuning between them (untuned_scores), of which the README shows the last. Each
+    scored with no tuning between them (untuned_scores), of which the README shows the last two. Each
     round's own row is in ROUNDS.md (rounds_section)."""
     run = runs["all"]
     fit = _part(run, _real_in("fit"))
     held = _part(run, _real_in("held-out"))
     last = len(ROUNDS)
     pooled = summarise([*(s for n in sorted(blind) for s in blind[n]), *_held_scores(run)])
-    latest = dict(list((untuned or {}).items())[-1:])  # the README shows the last stretch only
+    # The README shows the last two stretches: rounds 38-56's, the longest, and the one running now.
+    latest = dict(list((untuned or {}).items())[-2:])
     stretches = _stretch_rows(run, latest)
     rows: list[tuple[str, Summary]] = [
         ("every bundled incident (generator and real)", run.summary),

@@ -879,7 +879,6 @@ HELD_OUT_57: frozenset[str] = frozenset(
 )
 # The fifty-eighth round, written down after the fifty-seventh was scored (once, at f7dde3c; figures
 # in bench/results/eval-heldout-round57.json), with no change to the engine since: drawn as round 57.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_58: frozenset[str] = frozenset(
     {
         "ra232-iops90-raw-w3-rootwrites",
@@ -951,6 +950,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_55,
     HELD_OUT_56,
     HELD_OUT_57,
+    HELD_OUT_58,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
