@@ -26,7 +26,10 @@ OWN_HELPERS = 1.0
 # Others' runnable tasks per core from which they count as contention, and fully. Fit on rounds 1-8
 # of the matrix (2 cores): one hog in another group reads 0.2-0.35 per core (the job ran as fast
 # with another worker), two or more hogs beside the job 0.7 and up (it ran 16-95 % faster with
-# more workers, its share of the CPU growing with its runnable tasks).
+# more workers, its share of the CPU growing with its runnable tasks). Below the bound a starved
+# loader's next worker wins a share of the busy cores (dataloader_starvation): one worker beside a
+# hog in another group read 0.02-0.2 per core in all 12 recordings of it (rounds 8-56) and gained
+# +58 to +90 % from a second worker.
 FOREIGN_SHARE = (0.35, 0.75)
 # The share of its data wait a job with loader workers spends asleep (asleep_share) below which the
 # wait is the main thread's own batch handling, not starvation, and from which it fully counts. Fit
