@@ -223,9 +223,9 @@ def cpu_contention(v: SpanView) -> Finding:
     if max(runq.score, psi.score) <= 0.0:
         # A busy CPU that still schedules the trainer promptly is not a cause.
         return Finding.none_found("the CPU may be busy but run-queue latency and CPU pressure stayed normal")
-    others = others_running(v)
+    share = foreign_share(v)
     foreign = Signal.zero()
-    if others is None and own_fill_cores(v) and not v.lost.ref:
+    if share is None and own_fill_cores(v) and not v.lost.ref:
         # A job whose own threads can keep every core busy saturates the CPU, backs up its run queue
         # and raises CPU pressure by itself. Whether someone else's work takes a share shows in a
         # count of runnable tasks beside the job's own, as a rise over a healthy stretch, or as CPU
@@ -258,7 +258,6 @@ def cpu_contention(v: SpanView) -> Finding:
     # and a job's helper threads (pin-memory, the hook) make up to about one runnable task of their
     # own on average (OWN_HELPERS). What is left is others' share of the cores: contention from
     # FOREIGN_SHARE[0], fully at FOREIGN_SHARE[1].
-    share = foreign_share(v)
     if share is not None:
         score *= ramp(share, *FOREIGN_SHARE)
     elif foreign.evidence:
