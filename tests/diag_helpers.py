@@ -32,14 +32,23 @@ def rank_of(d: Diagnosis, category: Category) -> int:
 Jitter = Callable[[float], float]
 
 
-def diagnose_jittered(
+def run_jittered(
     n: int, seed: int, metrics: Callable[[int, Jitter], dict[str, float]], host: HostInfo, **report: Any
-) -> Diagnosis:
-    """The engine on `n` one-second samples that `metrics(t, j)` builds, `j` adding seeded ±5 % noise."""
+) -> tuple[HealthReport, Diagnosis]:
+    """The report and the engine's diagnosis of `n` one-second samples that `metrics(t, j)` builds,
+    `j` adding seeded ±5 % noise."""
     rng = random.Random(seed)
 
     def j(x: float) -> float:
         return x * (1.0 + rng.uniform(-0.05, 0.05))
 
     w = Window(samples=[Sample(t=float(t), m=metrics(t, j)) for t in range(n)])
-    return diagnose(w, build_report(w, host, **report))
+    r = build_report(w, host, **report)
+    return r, diagnose(w, r)
+
+
+def diagnose_jittered(
+    n: int, seed: int, metrics: Callable[[int, Jitter], dict[str, float]], host: HostInfo, **report: Any
+) -> Diagnosis:
+    """The engine on `n` one-second samples that `metrics(t, j)` builds, `j` adding seeded ±5 % noise."""
+    return run_jittered(n, seed, metrics, host, **report)[1]

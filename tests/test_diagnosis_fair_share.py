@@ -5,15 +5,11 @@ count do, and then the cause is contention and no worker is added."""
 
 from __future__ import annotations
 
-import random
-
-from agent.diagnosis.engine import diagnose
 from agent.proposers.rules import RuleProposer, load_policies
 from core.diagnosis import Category, Diagnosis
 from core.proposal import Proposal
-from core.report import HostInfo, JobInfo, build_report
-from core.sample import Sample
-from core.window import Window
+from core.report import HostInfo, JobInfo
+from tests.diag_helpers import Jitter, run_jittered
 
 # The job's own threads: one loader worker and its main thread (asleep on the worker's queue).
 OWN = 2.0
@@ -22,35 +18,26 @@ OWN = 2.0
 def _run(others: float, job_runq_us: float, seed: int = 1) -> tuple[Diagnosis, Proposal]:
     """A 2-core host, CPU busy, a trainer waiting for one worker that prepares heavy batches;
     `others` runnable tasks beside the job's own."""
-    rng = random.Random(seed)
-
-    def j(x: float) -> float:
-        return x * (1.0 + rng.uniform(-0.05, 0.05))
-
     pressure = 8.0 if others < 2.0 else 95.0  # a small foreign load barely queues; a crowd does
-    samples = [
-        Sample(
-            t=float(t),
-            m={
-                "trainer.job.data_wait_frac": j(0.93),
-                "trainer.job.samples_per_s": j(60.0),
-                "trainer.job.step_time_ms": j(900.0),
-                "cpu.util_pct": min(100.0, j(99.5)),
-                "psi.cpu.some_avg10": j(pressure),
-                "sched.runq_lat_p99_us": j(max(job_runq_us, 3000.0)),
-                "sched.job.runq_lat_p99_us": j(job_runq_us),
-                "sched.job.offcpu_frac": j(0.91),
-                "sched.procs_running": j(OWN + others),
-                "psi.io.some_avg10": j(0.3),
-                "mem.dirty_mib": j(4.0),
-                "mem.available_mib": j(20000.0),
-            },
-        )
-        for t in range(40)
-    ]
-    w = Window(samples=samples)
-    report = build_report(w, HostInfo(cpus=2, gpus=0), jobs=[JobInfo(name="job", loader_workers=1)])
-    d = diagnose(w, report)
+
+    def metrics(t: int, j: Jitter) -> dict[str, float]:
+        return {
+            "trainer.job.data_wait_frac": j(0.93),
+            "trainer.job.samples_per_s": j(60.0),
+            "trainer.job.step_time_ms": j(900.0),
+            "cpu.util_pct": min(100.0, j(99.5)),
+            "psi.cpu.some_avg10": j(pressure),
+            "sched.runq_lat_p99_us": j(max(job_runq_us, 3000.0)),
+            "sched.job.runq_lat_p99_us": j(job_runq_us),
+            "sched.job.offcpu_frac": j(0.91),
+            "sched.procs_running": j(OWN + others),
+            "psi.io.some_avg10": j(0.3),
+            "mem.dirty_mib": j(4.0),
+            "mem.available_mib": j(20000.0),
+        }
+
+    jobs = [JobInfo(name="job", loader_workers=1)]
+    report, d = run_jittered(40, seed, metrics, HostInfo(cpus=2, gpus=0), jobs=jobs)
     return d, RuleProposer(load_policies([])).propose(report, d)
 
 
