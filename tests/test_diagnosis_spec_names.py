@@ -215,3 +215,16 @@ def test_cgroup_reclaim_seen_through_spec_names_gets_no_host_memory_knob() -> No
     proposal = RuleProposer(load_policies([], with_default=True)).propose(report, d)
     assert proposal.actions == []
     assert proposal.noop_reason is not None and "cgroup" in proposal.noop_reason
+
+
+def test_a_cold_first_pass_before_reclaim_does_not_hide_reclaim_in_step() -> None:
+    """A memory cgroup 252 MiB above the job's use, the hog filling it from mid-window: the first
+    pass fills the cold cache with no reclaim, then reclaim runs in every interval that reads.
+    Counted from the first interval that reclaimed, it names reclaim, and the window is not raised."""
+    from agent.proposers.rules import RuleProposer, load_policies
+
+    inc = seen(load_incident(BUNDLED / "real-recl-252-hog-mid-1"), "spec-only")
+    report, d = run(inc)
+    assert d.top.category is Category.MEMORY_RECLAIM, [(c.category.value, c.confidence) for c in d.causes[:3]]
+    proposal = RuleProposer(load_policies([], with_default=True)).propose(report, d)
+    assert not any(a.primitive == "block.read_ahead_kb" for a in proposal.actions)

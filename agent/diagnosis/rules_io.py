@@ -735,8 +735,9 @@ def _reclaim_in_step(v: SpanView, ins: list[float] | None, inserted: float) -> S
 
     A cache too small for the data read is reclaimed as fast as the readers fill it: an
     interval that inserts pages also reclaims some (the pages a cgroup's limit or a short host
-    makes room for), however cheap each pass is. Only reading intervals count: a stretch served
-    from the cache reclaims nothing, and a first pass fills the cache before reclaim begins.
+    makes room for), however cheap each pass is. Only reading intervals count, from the first that
+    reclaimed: a stretch served from the cache reclaims nothing, and a cold cache's first pass fills
+    it before reclaim can begin (a span that holds that pass would otherwise dilute the share).
     Reclaim in a few of them, or a cache that takes in only a few hundred pages a second, says
     nothing of the kind."""
     name = "mem.direct_reclaim_ms_per_s"
@@ -744,6 +745,8 @@ def _reclaim_in_step(v: SpanView, ins: list[float] | None, inserted: float) -> S
     if col is None or ins is None or inserted != inserted:
         return Signal.zero()
     reading = [col[i] for i in v.span.idx if ins[i] >= READING_PAGES and col[i] == col[i]]
+    first = next((k for k, x in enumerate(reading) if x > RECLAIM_TICK_MS), len(reading))
+    reading = reading[first:]
     if len(reading) < 3:
         return Signal.zero()
     ran = sum(x > RECLAIM_TICK_MS for x in reading) / len(reading)
@@ -760,7 +763,7 @@ def _reclaim_in_step(v: SpanView, ins: list[float] | None, inserted: float) -> S
                 observed=typical,
                 baseline=b.median if b is not None else None,
                 threshold=RECLAIM_TICK_MS,
-                rule=f"direct reclaim ran in {fmt(100 * ran)}% of the intervals that read "
+                rule=f"direct reclaim ran in {fmt(100 * ran)}% of the intervals that read since it began "
                 f"({fmt(typical)} ms/s) while {fmt(inserted)} pages/s entered the page cache",
                 t_start=v.span.t_start,
             )
