@@ -891,6 +891,37 @@ HELD_OUT_58: frozenset[str] = frozenset(
         "healthy-ra88-uncapped-rootwrites-w2-i2",
     }
 )
+# The fifty-ninth round, written down after the reclaim stand-in changed (41c4fd4, after round 58
+# was scored; it moved decisions through the spec's names alone), the first drawn by evals/draw.py
+# (`python -m evals.draw 59`), over the families and ranges of the rounds before it.
+# It joins ROUNDS once recorded and scored.
+HELD_OUT_59: frozenset[str] = frozenset(
+    {
+        "ra280-iops175-w1-rootwrites-i2",
+        "ra400-iops40-hog-mid",
+        "ra88-bps19-w3-rootwrites-i2",
+        "starve-w0-p2-rootwrites",
+        "cont-h3-w1-hog-i2",
+        "recl-232-rootwrites",
+        "wb-ckpt-ra208-w3-hog",
+        "healthy-ra136-uncapped-dirty-w2",
+    }
+)
+# The sixtieth round, written down with the fifty-ninth, before either was recorded, with no change to
+# the engine between them (`python -m evals.draw 60`).
+# It joins ROUNDS once recorded and scored.
+HELD_OUT_60: frozenset[str] = frozenset(
+    {
+        "ra336-iops280-w3-dirty-i2",
+        "ra208-iops95-raw-w3-hog-i2",
+        "ra96-bps16-raw-w3-memhog-mid",
+        "starve-w1-p2-hog-mid",
+        "cont-h2-w1-dirty",
+        "recl-204-memhog-mid-i2",
+        "wb-ckpt-ra360-dirty",
+        "healthy-ra56-uncapped-hog-w1-i2",
+    }
+)
 # Every round in the order written down; the last is the held-out one, never tuned on.
 ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT,

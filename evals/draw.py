@@ -1,0 +1,185 @@
+"""Draw a held-out round of the real-incident matrix: `python -m evals.draw N` prints round N's
+conditions as `evals/matrix.py` entries, then its set for `evals/split.py`.
+
+A round holds one condition per family: two readers under an IOPS cap, one under a byte cap, a
+starved loader, contention, reclaim, a checkpoint writer and a healthy uncapped reader, each
+beside one kind of background noise, from the start or mid-window, at a 1 s or 2 s interval. The
+draw is `random.Random(N * 1001)` over the ranges below, so anyone can check that a round was drawn,
+not picked; a condition whose settings were recorded before (`evals/matrix.py`) is drawn again.
+Earlier rounds were drawn by a script kept outside the repository, over the families and ranges
+their conditions show; from round 59 on, by this module.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from evals.matrix import CONDITIONS
+
+WINDOWS_KB = range(32, 513, 8)  # readahead windows of the readers and the checkpoint's reader
+IOPS = range(30, 301, 5)
+BPS_MIB = range(16, 61)
+HEADROOM_MB = range(160, 257, 4)  # a memory cgroup this far above the job's own use
+HOGS = range(2, 7)
+NOISE = {"rootwrites": "rootwrites", "dirty": "dirty", "memhog": "memhog", "hog": "hog-elsewhere"}
+
+
+@dataclass
+class Drawn:
+    name: str
+    scenario: str
+    tags: list[str]
+    fault: dict[str, int] = field(default_factory=dict)
+    fix: dict[str, int] = field(default_factory=dict)
+    setup: list[str] = field(default_factory=list)  # rendered `key: value` pairs, in order
+    onset: str = "start"
+    interval_s: float = 1.0
+
+    def key(self) -> tuple[tuple[str, ...], str, float]:
+        return tuple(sorted(self.tags)), self.onset, self.interval_s
+
+    def source(self) -> str:
+        lines = [
+            "    _c(",
+            f'        "{self.name}",',
+            f'        "{self.scenario}",',
+            f'        "{" ".join(self.tags)}",',
+        ]
+        for label, d in (("fault", self.fault), ("fix", self.fix)):
+            if d:
+                lines.append(
+                    f"        {label}={{{', '.join(f'{k!r}: {x}' for k, x in d.items())}}},".replace("'", '"')
+                )
+        if self.setup:
+            lines.append(f"        setup={{{', '.join(self.setup)}}},")
+        if self.onset != "start":
+            lines.append(f'        onset="{self.onset}",')
+        if self.interval_s != 1.0:
+            lines.append(f"        interval_s={self.interval_s},")
+        lines.append("    ),")
+        return "\n".join(lines)
+
+
+def _common(rng: random.Random, d: Drawn, parts: list[str]) -> Drawn:
+    """Noise, onset and interval, drawn alike for every family; the name gains their parts."""
+    noise = rng.choice(sorted(NOISE))
+    while noise == "dirty" and "raw" in d.tags:  # dirty pages need a file system to be left in
+        noise = rng.choice(sorted(NOISE))
+    d.tags.append(f"noise-{NOISE[noise]}")
+    d.setup.append(f'"noise": ("{NOISE[noise]}",)')
+    parts.append(noise)
+    d.onset = rng.choice(("start", "mid"))
+    d.interval_s = rng.choice((1.0, 2.0))
+    parts += ["mid"] * (d.onset == "mid") + ["i2"] * (d.interval_s == 2.0)
+    d.name = "-".join(parts)
+    return d
+
+
+def _reader(rng: random.Random, cap: str) -> Drawn:
+    ra, raw, workers = rng.choice(WINDOWS_KB), rng.random() < 0.5, rng.choice((1, 2, 3))
+    if cap == "iops":
+        limit = rng.choice(IOPS)
+        parts, tag = [f"ra{ra}-iops{limit}"], f"iops-{limit}"
+        setup = [f'"read_iops": {limit}']
+    else:
+        limit = rng.choice(BPS_MIB)
+        parts, tag = [f"ra{ra}-bps{limit}"], f"bps-{limit}m"
+        setup = ['"read_iops": None', f'"read_bps": {limit} * 1024 * 1024']
+    d = Drawn("", "readahead", [tag, f"ra-{ra}", "raw" if raw else "fs", f"workers-{workers}"])
+    d.setup = ['"raw": True'] * raw + setup
+    parts += ["raw"] * raw + [f"w{workers}"] * (workers != 2)
+    d.fault = {"read_ahead_kb": ra} | ({"workers": workers} if workers != 2 else {})
+    d.fix = {"workers": workers} if workers != 2 else {}
+    return _common(rng, d, parts)
+
+
+def _starved(rng: random.Random) -> Drawn:
+    workers, prep = rng.choice((0, 1)), rng.choice((2, 3, 4))
+    d = Drawn("", "starvation", [f"workers-{workers}", f"preprocess-{prep}"])
+    d.fault = {"workers": workers} if workers else {}
+    d.setup = [f'"preprocess": {prep}']
+    return _common(rng, d, [f"starve-w{workers}-p{prep}"])
+
+
+def _contention(rng: random.Random) -> Drawn:
+    hogs, workers = rng.choice(HOGS), rng.choice((1, 2, 3))
+    d = Drawn("", "contention", [f"hogs-{hogs}", f"workers-{workers}", "preprocess-2"])
+    d.fault = {"hogs": hogs} | ({"workers": workers} if workers != 2 else {})
+    d.fix = {"hogs": hogs}
+    return _common(rng, d, [f"cont-h{hogs}-w{workers}"])
+
+
+def _reclaim(rng: random.Random) -> Drawn:
+    mb = rng.choice(HEADROOM_MB)
+    d = Drawn("", "reclaim", [f"memcg-headroom-{mb}"], fault={"mem_headroom_mb": mb})
+    return _common(rng, d, [f"recl-{mb}"])
+
+
+def _checkpoint(rng: random.Random) -> Drawn:
+    ra, workers = rng.choice(WINDOWS_KB), rng.choice((1, 2, 3))
+    d = Drawn("", "writeback", ["writer", "fs", f"ra-{ra}", f"workers-{workers}"])
+    d.fault = {"read_ahead_kb": ra} | ({"workers": workers} if workers != 2 else {})
+    d.fix = dict(d.fault)
+    return _common(rng, d, [f"wb-ckpt-ra{ra}"] + [f"w{workers}"] * (workers != 2))
+
+
+def _healthy(rng: random.Random) -> Drawn:
+    ra, workers = rng.choice(WINDOWS_KB), rng.choice((1, 2, 3))
+    d = Drawn("", "readahead", ["healthy", "uncapped", f"ra-{ra}", "fs", f"workers-{workers}"])
+    d.fault = {"read_ahead_kb": ra} | ({"workers": workers} if workers != 2 else {})
+    d.fix = {"read_ahead_kb": 4096} | ({"workers": workers} if workers != 2 else {})
+    d.setup = ['"read_iops": None']
+    noise = rng.choice(sorted(NOISE))
+    d.tags.append(f"noise-{NOISE[noise]}")
+    d.setup.append(f'"noise": ("{NOISE[noise]}",)')
+    d.interval_s = rng.choice((1.0, 2.0))
+    d.name = f"healthy-ra{ra}-uncapped-{noise}-w{workers}" + "-i2" * (d.interval_s == 2.0)
+    return d
+
+
+FAMILIES: tuple[Callable[[random.Random], Drawn], ...] = (
+    lambda r: _reader(r, "iops"),
+    lambda r: _reader(r, "iops"),
+    lambda r: _reader(r, "bps"),
+    _starved,
+    _contention,
+    _reclaim,
+    _checkpoint,
+    _healthy,
+)
+
+
+def _recorded() -> set[Any]:
+    return {(tuple(sorted(c.tags)), c.onset, c.interval_s) for c in CONDITIONS} | {c.name for c in CONDITIONS}
+
+
+def draw(n: int) -> list[Drawn]:
+    """Round n's conditions, one per family, none recorded before."""
+    rng = random.Random(n * 1001)
+    seen, out = _recorded(), []
+    for family in FAMILIES:
+        d = family(rng)
+        while d.key() in seen or d.name in seen:
+            d = family(rng)
+        seen |= {d.key(), d.name}
+        out.append(d)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or not argv[0].isdigit():
+        print("usage: python -m evals.draw N (the round's number)", file=sys.stderr)
+        return 2
+    drawn = draw(int(argv[0]))
+    print("\n".join(d.source() for d in drawn))
+    print()
+    print("\n".join(f'        "{d.name}",' for d in drawn))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,40 @@
+"""The held-out round draw (evals/draw.py): reproducible from the round's number, one condition per
+family, none recorded before, each rendered as a matrix entry that builds its scenario."""
+
+from __future__ import annotations
+
+from evals.draw import FAMILIES, draw, main
+from evals.matrix import CONDITIONS, Condition, _c
+
+
+def _evaluated(source: str) -> Condition:
+    out: Condition = eval(source.strip().rstrip(","), {"_c": _c})  # the module's own rendering, read back
+    return out
+
+
+def test_a_round_is_drawn_alike_every_time_and_differs_between_rounds() -> None:
+    a, b, c = draw(1000), draw(1000), draw(1001)
+    assert [d.name for d in a] == [d.name for d in b]
+    assert [d.name for d in a] != [d.name for d in c]
+
+
+def test_every_drawn_condition_is_new_and_builds() -> None:
+    recorded = {c.name for c in CONDITIONS}
+    settings = {(tuple(sorted(c.tags)), c.onset, c.interval_s) for c in CONDITIONS}
+    for n in (1000, 1001, 1002):
+        drawn = draw(n)
+        assert len(drawn) == len(FAMILIES)
+        assert len({d.name for d in drawn}) == len(drawn)
+        for d in drawn:
+            cond = _evaluated(d.source())
+            assert cond.name == d.name and cond.name not in recorded
+            assert (tuple(sorted(cond.tags)), cond.onset, cond.interval_s) not in settings
+            sc = cond.built()
+            assert sc.noise and all(f"noise-{n}" in cond.tags for n in sc.noise)
+            assert not ("dirty" in sc.noise and sc.raw), d.name  # dirty pages need a file system
+            assert cond.scenario in {"readahead", "starvation", "contention", "reclaim", "writeback"}
+
+
+def test_the_command_refuses_a_missing_round_number(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main([]) == 2
+    assert "usage" in capsys.readouterr().err
