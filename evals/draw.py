@@ -13,11 +13,13 @@ their conditions show; from round 59 on, by this module.
 from __future__ import annotations
 
 import random
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from evals import split
 from evals.matrix import CONDITIONS
 
 WINDOWS_KB = range(32, 513, 8)  # readahead windows of the readers and the checkpoint's reader
@@ -153,14 +155,28 @@ FAMILIES: tuple[Callable[[random.Random], Drawn], ...] = (
 )
 
 
-def _recorded() -> set[Any]:
-    return {(tuple(sorted(c.tags)), c.onset, c.interval_s) for c in CONDITIONS} | {c.name for c in CONDITIONS}
+def written_down() -> dict[int, frozenset[str]]:
+    """Each round's conditions by its number (evals/split.py: HELD_OUT is round 1, HELD_OUT_k round k)."""
+    out = {1: split.HELD_OUT}
+    for name, value in vars(split).items():
+        m = re.fullmatch(r"HELD_OUT_(\d+)", name)
+        if m:
+            out[int(m.group(1))] = value
+    return out
+
+
+def _recorded(n: int) -> set[Any]:
+    """What was written down before round n: the matrix less the conditions of round n and later."""
+    later = set().union(*(names for k, names in written_down().items() if k >= n))
+    before = [c for c in CONDITIONS if c.name not in later]
+    return {(tuple(sorted(c.tags)), c.onset, c.interval_s) for c in before} | {c.name for c in before}
 
 
 def draw(n: int) -> list[Drawn]:
-    """Round n's conditions, one per family, none recorded before."""
+    """Round n's conditions, one per family, none written down before it (so a round written down
+    draws alike once it is in the matrix)."""
     rng = random.Random(n * 1001)
-    seen, out = _recorded(), []
+    seen, out = _recorded(n), []
     for family in FAMILIES:
         d = family(rng)
         while d.key() in seen or d.name in seen:

@@ -3,7 +3,7 @@ family, none recorded before, each rendered as a matrix entry that builds its sc
 
 from __future__ import annotations
 
-from evals.draw import FAMILIES, draw, main
+from evals.draw import FAMILIES, draw, main, written_down
 from evals.matrix import CONDITIONS, Condition, _c
 
 
@@ -16,6 +16,12 @@ def test_a_round_is_drawn_alike_every_time_and_differs_between_rounds() -> None:
     a, b, c = draw(1000), draw(1000), draw(1001)
     assert [d.name for d in a] == [d.name for d in b]
     assert [d.name for d in a] != [d.name for d in c]
+
+
+def test_the_rounds_drawn_by_the_module_draw_alike_once_written_down() -> None:
+    rounds = written_down()
+    for n in (59, 60):
+        assert {d.name for d in draw(n)} == rounds[n]
 
 
 def test_every_drawn_condition_is_new_and_builds() -> None:
