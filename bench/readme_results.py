@@ -97,6 +97,7 @@ BLIND_ROUNDS = (
     ("round 55", "562e671", "bench/results/eval-heldout-round55.json"),
     ("round 56", "2df1079", "bench/results/eval-heldout-round56.json"),
     ("round 57", "f7dde3c", "bench/results/eval-heldout-round57.json"),
+    ("round 58", "50877b4", "bench/results/eval-heldout-round58.json"),
 )
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -113,7 +114,9 @@ BLIND_ROUNDS = (
 # (none in any other view), and rounds 38-56 ran on that one (d66187a, after round 41, changed
 # only what an answer lists among its gaps). After round 56, 2d7bbe7 changed the starvation rule
 # beside a little of others' work (five decisions of rounds 40, 53 and 56, to right); rounds 57-58
-# ran on that one.
+# ran on that one. After round 58, 41c4fd4 changed how reclaim in step with the reads is counted
+# where refaults are not (four decisions of rounds 19, 44 and 56 through the spec's names alone, to
+# right; none in any other view); round 59 runs on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (15, 18),
     (19, 20),
@@ -122,6 +125,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (31, 37),
     (38, 56),
     (57, 58),
+    (59, 59),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
@@ -427,15 +431,17 @@ def heldout_section(
     """The README's scores on conditions the engine was never tuned on, beside the ones it was, and
     per source set. `blind` holds each earlier round's per-incident scores as scored before it was
     tuned on (blind_scores), pooled here with the held-out round's; `untuned` the stretches of rounds
-    scored with no tuning between them (untuned_scores), of which the README shows the last two. Each
-    round's own row is in ROUNDS.md (rounds_section)."""
+    scored with no tuning between them (untuned_scores), of which the README shows the longest and
+    every later one. Each round's own row is in ROUNDS.md (rounds_section)."""
     run = runs["all"]
     fit = _part(run, _real_in("fit"))
     held = _part(run, _real_in("held-out"))
     last = len(ROUNDS)
     pooled = summarise([*(s for n in sorted(blind) for s in blind[n]), *_held_scores(run)])
-    # The README shows the last two stretches: rounds 38-56's, the longest, and the one running now.
-    latest = dict(list((untuned or {}).items())[-2:])
+    # The README shows the longest stretch (rounds 38-56) and every one after it, the last running now.
+    spans = list((untuned or {}).items())
+    longest = max(range(len(spans)), key=lambda k: spans[k][0][1] - spans[k][0][0], default=0)
+    latest = dict(spans[longest:])
     stretches = _stretch_rows(run, latest)
     rows: list[tuple[str, Summary]] = [
         ("every bundled incident (generator and real)", run.summary),

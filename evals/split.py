@@ -894,7 +894,6 @@ HELD_OUT_58: frozenset[str] = frozenset(
 # The fifty-ninth round, written down after the reclaim stand-in changed (41c4fd4, after round 58
 # was scored; it moved decisions through the spec's names alone), the first drawn by evals/draw.py
 # (`python -m evals.draw 59`), over the families and ranges of the rounds before it.
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_59: frozenset[str] = frozenset(
     {
         "ra280-iops175-w1-rootwrites-i2",
@@ -982,6 +981,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_56,
     HELD_OUT_57,
     HELD_OUT_58,
+    HELD_OUT_59,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")

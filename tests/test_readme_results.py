@@ -136,12 +136,13 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
     assert all(len(scores[n]) == blind[f"round {n}"].incidents for n in scores)
     assert all(condition_of(s.id) in ROUNDS[n - 1] for n in scores for s in scores[n])
     untuned = untuned_scores(scores)
-    # Rounds 38-56 ran on one engine; 2d7bbe7 changed it after round 56 was scored, and no decision
-    # has changed since, so the last stretch ends at the held-out round.
+    # Rounds 38-56 ran on one engine; 2d7bbe7 changed it after round 56 was scored, and 41c4fd4 (the
+    # reclaim stand-in, through the spec's names alone) after round 58; no decision has changed since,
+    # so the last stretch ends at the held-out round.
     assert (
         list(untuned)
         == list(UNTUNED_STRETCHES)
-        == [(15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, 56), (57, held_out)]
+        == [(15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, 56), (57, 58), (59, held_out)]
     )
     for first, end in UNTUNED_STRETCHES:
         # The held-out round is the current run's: a stretch holds the blind scores before it.
@@ -149,16 +150,17 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
         assert len(untuned[(first, end)]) == wanted
 
     # The README: the splits, every round as first scored pooled with the held-out round's (one
-    # recording in the suite copied here), the last two stretches, and every view.
+    # recording in the suite copied here), the longest stretch and every later one, and every view.
     text = heldout_section(runs, scores, untuned)
     assert text.startswith(HELDOUT_MARKS[0]) and text.endswith(HELDOUT_MARKS[1])
     assert f"| real, held-out round {held_out}, never tuned on | 1 |" in text
     pooled = sum(len(v) for v in scores.values()) + 1
     assert f"| real, held-out rounds 1-{held_out} pooled, each as first scored, blind | {pooled} |" in text
-    last = f"| real, held-out rounds 57-{held_out} pooled, each scored blind, no tuning between |"
-    assert f"{last} {len(untuned[(57, held_out)]) + 1} |" in text
-    before = "| real, held-out rounds 38-56 pooled, each scored blind, no tuning between |"
-    assert f"{before} {len(untuned[(38, 56)])} |" in text
+    last = f"| real, held-out rounds 59-{held_out} pooled, each scored blind, no tuning between |"
+    assert f"{last} {len(untuned[(59, held_out)]) + 1} |" in text
+    for first, end in ((38, 56), (57, 58)):
+        before = f"| real, held-out rounds {first}-{end} pooled, each scored blind, no tuning between |"
+        assert f"{before} {len(untuned[(first, end)])} |" in text
     assert "rounds 31-37 pooled" not in text and "round 3, scored blind" not in text  # in ROUNDS.md
     assert "[evals/ROUNDS.md](evals/ROUNDS.md)" in text
     assert all(f"| {v} |" in text for v in VIEWS)
