@@ -908,7 +908,6 @@ HELD_OUT_59: frozenset[str] = frozenset(
 )
 # The sixtieth round, written down with the fifty-ninth, before either was recorded, with no change to
 # the engine between them (`python -m evals.draw 60`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_60: frozenset[str] = frozenset(
     {
         "ra336-iops280-w3-dirty-i2",
@@ -982,6 +981,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_57,
     HELD_OUT_58,
     HELD_OUT_59,
+    HELD_OUT_60,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
