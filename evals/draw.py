@@ -5,7 +5,8 @@ A round holds one condition per family: two readers under an IOPS cap, one under
 starved loader, contention, reclaim, a checkpoint writer and a healthy uncapped reader, each
 beside one kind of background noise, from the start or mid-window, at a 1 s or 2 s interval. The
 draw is `random.Random(N * 1001)` over the ranges below, so anyone can check that a round was drawn,
-not picked; a condition whose settings were recorded before (`evals/matrix.py`) is drawn again.
+not picked; a condition whose settings were written down before round N (`evals/matrix.py`) is
+drawn again.
 Earlier rounds were drawn by a script kept outside the repository, over the families and ranges
 their conditions show; from round 59 on, by this module.
 """
@@ -67,7 +68,8 @@ class Drawn:
 
 
 def _common(rng: random.Random, d: Drawn, parts: list[str]) -> Drawn:
-    """Noise, onset and interval, drawn alike for every family; the name gains their parts."""
+    """Noise, onset and interval, drawn alike for every family but the healthy reader (which starts
+    healthy: no onset); the name gains their parts."""
     noise = rng.choice(sorted(NOISE))
     while noise == "dirty" and "raw" in d.tags:  # dirty pages need a file system to be left in
         noise = rng.choice(sorted(NOISE))
