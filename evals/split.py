@@ -922,7 +922,6 @@ HELD_OUT_60: frozenset[str] = frozenset(
 )
 # The sixty-first round, written down after the sixtieth was scored (once, at bae5596; figures in
 # bench/results/eval-heldout-round60.json), with no change to the engine since (`python -m evals.draw 61`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_61: frozenset[str] = frozenset(
     {
         "ra312-iops250-w1-rootwrites-i2",
@@ -997,6 +996,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_58,
     HELD_OUT_59,
     HELD_OUT_60,
+    HELD_OUT_61,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
