@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evals import split
-from evals.matrix import CONDITIONS
+from evals.matrix import CONDITIONS, Condition
 
 WINDOWS_KB = range(32, 513, 8)  # readahead windows of the readers and the checkpoint's reader
 IOPS = range(30, 301, 5)
@@ -43,7 +43,7 @@ class Drawn:
     interval_s: float = 1.0
 
     def key(self) -> tuple[tuple[str, ...], str, float]:
-        return tuple(sorted(self.tags)), self.onset, self.interval_s
+        return settings(self)
 
     def source(self) -> str:
         lines = [
@@ -67,15 +67,31 @@ class Drawn:
         return "\n".join(lines)
 
 
-def _common(rng: random.Random, d: Drawn, parts: list[str]) -> Drawn:
-    """Noise, onset and interval, drawn alike for every family but the healthy reader (which starts
-    healthy: no onset); the name gains their parts."""
+def settings(c: Condition | Drawn) -> tuple[tuple[str, ...], str, float]:
+    """What a condition sets, whatever its name: its tags (limits, window, layout, workers, noise),
+    onset and interval."""
+    return tuple(sorted(c.tags)), c.onset, c.interval_s
+
+
+def _with_workers(workers: int) -> dict[str, int]:
+    """The loader workers a phase sets: none where they are the scenario's own two."""
+    return {"workers": workers} if workers != 2 else {}
+
+
+def _noise(rng: random.Random, d: Drawn) -> str:
+    """One kind of background noise, added to the condition's tags and setup; its short name."""
     noise = rng.choice(sorted(NOISE))
     while noise == "dirty" and "raw" in d.tags:  # dirty pages need a file system to be left in
         noise = rng.choice(sorted(NOISE))
     d.tags.append(f"noise-{NOISE[noise]}")
     d.setup.append(f'"noise": ("{NOISE[noise]}",)')
-    parts.append(noise)
+    return noise
+
+
+def _common(rng: random.Random, d: Drawn, parts: list[str]) -> Drawn:
+    """Noise, onset and interval, drawn alike for every family but the healthy reader (which starts
+    healthy: no onset); the name gains their parts."""
+    parts.append(_noise(rng, d))
     d.onset = rng.choice(("start", "mid"))
     d.interval_s = rng.choice((1.0, 2.0))
     parts += ["mid"] * (d.onset == "mid") + ["i2"] * (d.interval_s == 2.0)
@@ -96,8 +112,8 @@ def _reader(rng: random.Random, cap: str) -> Drawn:
     d = Drawn("", "readahead", [tag, f"ra-{ra}", "raw" if raw else "fs", f"workers-{workers}"])
     d.setup = ['"raw": True'] * raw + setup
     parts += ["raw"] * raw + [f"w{workers}"] * (workers != 2)
-    d.fault = {"read_ahead_kb": ra} | ({"workers": workers} if workers != 2 else {})
-    d.fix = {"workers": workers} if workers != 2 else {}
+    d.fault = {"read_ahead_kb": ra} | _with_workers(workers)
+    d.fix = _with_workers(workers)
     return _common(rng, d, parts)
 
 
@@ -112,7 +128,7 @@ def _starved(rng: random.Random) -> Drawn:
 def _contention(rng: random.Random) -> Drawn:
     hogs, workers = rng.choice(HOGS), rng.choice((1, 2, 3))
     d = Drawn("", "contention", [f"hogs-{hogs}", f"workers-{workers}", "preprocess-2"])
-    d.fault = {"hogs": hogs} | ({"workers": workers} if workers != 2 else {})
+    d.fault = {"hogs": hogs} | _with_workers(workers)
     d.fix = {"hogs": hogs}
     return _common(rng, d, [f"cont-h{hogs}-w{workers}"])
 
@@ -126,7 +142,7 @@ def _reclaim(rng: random.Random) -> Drawn:
 def _checkpoint(rng: random.Random) -> Drawn:
     ra, workers = rng.choice(WINDOWS_KB), rng.choice((1, 2, 3))
     d = Drawn("", "writeback", ["writer", "fs", f"ra-{ra}", f"workers-{workers}"])
-    d.fault = {"read_ahead_kb": ra} | ({"workers": workers} if workers != 2 else {})
+    d.fault = {"read_ahead_kb": ra} | _with_workers(workers)
     d.fix = dict(d.fault)
     return _common(rng, d, [f"wb-ckpt-ra{ra}"] + [f"w{workers}"] * (workers != 2))
 
@@ -134,12 +150,10 @@ def _checkpoint(rng: random.Random) -> Drawn:
 def _healthy(rng: random.Random) -> Drawn:
     ra, workers = rng.choice(WINDOWS_KB), rng.choice((1, 2, 3))
     d = Drawn("", "readahead", ["healthy", "uncapped", f"ra-{ra}", "fs", f"workers-{workers}"])
-    d.fault = {"read_ahead_kb": ra} | ({"workers": workers} if workers != 2 else {})
-    d.fix = {"read_ahead_kb": 4096} | ({"workers": workers} if workers != 2 else {})
+    d.fault = {"read_ahead_kb": ra} | _with_workers(workers)
+    d.fix = {"read_ahead_kb": 4096} | _with_workers(workers)
     d.setup = ['"read_iops": None']
-    noise = rng.choice(sorted(NOISE))
-    d.tags.append(f"noise-{NOISE[noise]}")
-    d.setup.append(f'"noise": ("{NOISE[noise]}",)')
+    noise = _noise(rng, d)
     d.interval_s = rng.choice((1.0, 2.0))
     d.name = f"healthy-ra{ra}-uncapped-{noise}-w{workers}" + "-i2" * (d.interval_s == 2.0)
     return d
@@ -171,7 +185,7 @@ def _recorded(n: int) -> set[Any]:
     """What was written down before round n: the matrix less the conditions of round n and later."""
     later = set().union(*(names for k, names in written_down().items() if k >= n))
     before = [c for c in CONDITIONS if c.name not in later]
-    return {(tuple(sorted(c.tags)), c.onset, c.interval_s) for c in before} | {c.name for c in before}
+    return {settings(c) for c in before} | {c.name for c in before}
 
 
 def draw(n: int) -> list[Drawn]:

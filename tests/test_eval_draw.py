@@ -3,7 +3,7 @@ family, none recorded before, each rendered as a matrix entry that builds its sc
 
 from __future__ import annotations
 
-from evals.draw import FAMILIES, draw, main, written_down
+from evals.draw import FAMILIES, draw, main, settings, written_down
 from evals.matrix import CONDITIONS, Condition, _c
 
 
@@ -26,7 +26,7 @@ def test_the_rounds_drawn_by_the_module_draw_alike_once_written_down() -> None:
 
 def test_every_drawn_condition_is_new_and_builds() -> None:
     recorded = {c.name for c in CONDITIONS}
-    settings = {(tuple(sorted(c.tags)), c.onset, c.interval_s) for c in CONDITIONS}
+    recorded_settings = {settings(c) for c in CONDITIONS}
     for n in (1000, 1001, 1002):
         drawn = draw(n)
         assert len(drawn) == len(FAMILIES)
@@ -34,7 +34,7 @@ def test_every_drawn_condition_is_new_and_builds() -> None:
         for d in drawn:
             cond = _evaluated(d.source())
             assert cond.name == d.name and cond.name not in recorded
-            assert (tuple(sorted(cond.tags)), cond.onset, cond.interval_s) not in settings
+            assert settings(cond) not in recorded_settings
             sc = cond.built()
             assert sc.noise and all(f"noise-{n}" in cond.tags for n in sc.noise)
             assert not ("dirty" in sc.noise and sc.raw), d.name  # dirty pages need a file system
