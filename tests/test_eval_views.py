@@ -228,7 +228,8 @@ def test_every_matrix_recording_is_labelled_by_the_counterfactual_rule() -> None
         if cond is None:
             continue
         text = (d / "incident.yaml").read_text()
-        m = re.search(r"data wait (\d+) %\), fix \(.*\) [\d.]+ samples/s: ([+-]\d+) %", text)
+        # The move from the header's samples/s, not its rounded percentage: +19.7 % prints as +20 %.
+        m = re.search(r"fault ([\d.]+) samples/s \(data wait (\d+) %\), fix \(.*\) ([\d.]+) samples/s:", text)
         dev = re.search(r"data on /dev/(\w+)", text)
         assert m and dev, d.name
         truth = yaml.safe_load(text)["truth"]
@@ -236,9 +237,9 @@ def test_every_matrix_recording_is_labelled_by_the_counterfactual_rule() -> None
             cond,
             cond.built(),
             dev.group(1),
-            int(m.group(2)) / 100 >= matrix.MOVE,
+            float(m.group(3)) / float(m.group(1)) - 1.0 >= matrix.MOVE,
             truth.get("onset_t", 0.0),
-            int(m.group(1)) / 100,
+            int(m.group(2)) / 100,
         )
         assert truth == want, d.name
         checked += 1
