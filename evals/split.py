@@ -936,7 +936,6 @@ HELD_OUT_61: frozenset[str] = frozenset(
 )
 # The sixty-second round, written down after the sixty-first was scored (once, at 3196064; figures in
 # bench/results/eval-heldout-round61.json), with no change to the engine since (`python -m evals.draw 62`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_62: frozenset[str] = frozenset(
     {
         "ra152-iops240-raw-w1-rootwrites-i2",
@@ -1012,6 +1011,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_59,
     HELD_OUT_60,
     HELD_OUT_61,
+    HELD_OUT_62,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
