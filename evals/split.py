@@ -950,7 +950,6 @@ HELD_OUT_62: frozenset[str] = frozenset(
 )
 # The sixty-third round, written down after the sixty-second was scored (once, at ef29dae; figures in
 # bench/results/eval-heldout-round62.json), with no change to the engine since (`python -m evals.draw 63`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_63: frozenset[str] = frozenset(
     {
         "ra488-iops45-w3-dirty-i2",
@@ -1027,6 +1026,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_60,
     HELD_OUT_61,
     HELD_OUT_62,
+    HELD_OUT_63,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
