@@ -155,7 +155,7 @@ def test_rules_mode_meets_the_bar() -> None:
     # spec's names alone and none in this view), 0.833 (869 of 1043) and 0.7392 (394 of 533, four tenths
     # of a decision short of 0.74) with round 60, round 59's byte cap and healthy reader the four more
     # unrestrained (restraint's share lowered to 0.73 there), 0.832 (881 of 1059) and 0.738 (398 of 539)
-    # with round 61, round 60's byte cap the two more unrestrained, 0.8307 (893 of 1075, a third of a
+    # with round 61, round 60's byte cap the two more unrestrained, 0.8307 (893 of 1075, three quarters of a
     # decision above 0.83) and 0.735 (402 of 547) with round 62, round 61's byte cap and healthy reader
     # the four more unrestrained, 0.8304 (906 of 1091, half a decision above 0.83) and 0.734 (408 of 556)
     # with round 63, round 62's byte cap and checkpoint the three more unrestrained.
