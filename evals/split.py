@@ -964,7 +964,6 @@ HELD_OUT_63: frozenset[str] = frozenset(
 )
 # The sixty-fourth round, written down after the sixty-third was scored (once, at e280841; figures in
 # bench/results/eval-heldout-round63.json), with no change to the engine since (`python -m evals.draw 64`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_64: frozenset[str] = frozenset(
     {
         "ra376-iops240-raw-rootwrites",
@@ -1042,6 +1041,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_61,
     HELD_OUT_62,
     HELD_OUT_63,
+    HELD_OUT_64,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
