@@ -4493,7 +4493,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"{c.name:28} {c.scenario:11} onset {c.onset:5} interval {c.interval_s:g}  {' '.join(c.tags)}"
             )
         return 0
-    tb.stop()  # a run that died left its setup: undo it first
+    try:
+        left = tb.stop()  # a run that died left its setup: undo it first
+    except tb.TestbedError as e:  # a run still going: its setup is not this one's to undo
+        print(f"python -m evals.matrix: {e}", file=sys.stderr)
+        return 1
+    for line in left:
+        print(f"could not undo what an earlier run left: {line}", file=sys.stderr)
     for c in chosen:
         for ident in _idents(c, a.repeats, a.out):
             t0 = time.monotonic()

@@ -112,3 +112,55 @@ def test_a_throttled_group_and_a_parent_left_by_a_crash_go_at_teardown(
     assert log.undo_all() == []
     assert not stale.exists()
     assert reader.wait(timeout=5) != 0  # killed, not left running in a group that is gone
+
+
+def test_a_run_holding_the_testbed_is_never_torn_down_by_another(tmp_path: Path) -> None:
+    import sys
+
+    from evals.testbed import runner
+
+    made = tmp_path / "made.img"
+    made.write_text("x")
+    UndoLog(runner.state_file(str(tmp_path))).add("file", path=str(made))  # what the run set up
+    lock = runner.state_file(str(tmp_path)).with_name(runner.LOCK_NAME)
+    # Another process holds the testbed, as a recording in progress does.
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from evals.testbed import runner\n"
+            "with runner._held(sys.argv[1]):\n"
+            "    print('held', flush=True)\n"
+            "    time.sleep(60)\n",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(runner.TestbedError, match=f"another testbed run \\(pid {holder.pid}\\)"):
+            runner.stop(str(tmp_path))
+        with pytest.raises(runner.TestbedError, match="another testbed run"), runner._held(str(tmp_path)):
+            pass
+        assert made.exists() and runner.current(str(tmp_path)) is not None  # nothing undone
+    finally:
+        holder.kill()  # a crash: the kernel drops the lock with the process
+        holder.wait()
+    assert lock.exists()
+    assert runner.stop(str(tmp_path)) == []  # a dead run's setup is undone
+    assert not made.exists() and runner.current(str(tmp_path)) is None
+
+
+def test_the_testbed_is_held_for_the_whole_session_and_let_go_after(tmp_path: Path) -> None:
+    from evals.testbed import runner
+
+    with (
+        runner._held(str(tmp_path)),
+        pytest.raises(runner.TestbedError, match=f"pid {os.getpid()}"),
+        runner._held(str(tmp_path)),
+    ):
+        pass
+    with runner._held(str(tmp_path)):  # let go when the block ended
+        pass

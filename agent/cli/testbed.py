@@ -64,10 +64,13 @@ def run_command(
 @testbed_app.command("stop")
 def stop_command() -> None:
     """Undo what a testbed run set up (processes, cgroups, loop device, knobs); safe to repeat."""
-    from evals.testbed.runner import current, stop
+    from evals.testbed.runner import TestbedError, current, stop
 
     info = current()
-    problems = stop()
+    try:
+        problems = stop()
+    except TestbedError as e:
+        fail(str(e))
     for line in problems:
         typer.echo(f"could not undo {line}", err=True)
     if info is None:

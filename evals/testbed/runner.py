@@ -5,12 +5,15 @@
     stop() -> problems undoing (empty when clean)
 
 Every change goes through the undo log first (evals.testbed.state), so `stop()`
-from any process restores the host. Needs root, torch and a free loop device.
+from any process restores the host. One run holds the testbed at a time (a lock beside the
+undo log): a second run, or a `stop()`, while it is held is refused rather than tearing down
+a setup still in use. Needs root, torch and a free loop device.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import signal
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from core.statedir import state_dir
+from core.statedir import open_file, secure_dir, state_dir
 from evals.testbed import hostsetup as hs
 from evals.testbed.scenarios import NOISES, PHASES, SCENARIOS, Phase, PhaseName, Scenario
 from evals.testbed.state import UndoLog, state_file
@@ -29,6 +32,7 @@ from evals.testbed.state import UndoLog, state_file
 JOB = "testbed"
 START_TIMEOUT_S = 60.0  # torch import and worker start-up on a busy 2-core host
 CPU_SHARES = 16384  # 16 times a default task group's weight
+LOCK_NAME = "testbed.lock"
 
 
 class TestbedError(Exception):
@@ -305,21 +309,46 @@ def _workdir(explicit_dir: str | None) -> Path:
 
 
 @contextlib.contextmanager
+def _held(explicit_dir: str | None) -> Iterator[None]:
+    """The testbed, held by this process while the block runs; TestbedError, changing nothing, while
+    another process holds it. The kernel drops the lock when its holder exits, by a crash too, so a
+    dead run's setup can always be undone and a live one's never is."""
+    path = state_file(explicit_dir).with_name(LOCK_NAME)
+    secure_dir(path.parent)
+    fd = open_file(path, os.O_RDWR | os.O_CREAT)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            raise TestbedError(
+                f"another testbed run (pid {holder}) is using the testbed: wait for it, or stop that "
+                "process (its teardown undoes its setup)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing drops the lock
+
+
+@contextlib.contextmanager
 def session(sc: Scenario, state: str | None = None) -> Iterator[Testbed]:
     """A testbed for `sc` (not yet set up) whose setup is undone when the block ends, by an error,
-    Ctrl-C or SIGTERM too, unless the block set `keep`. Refused without root, or while another
-    scenario is still set up."""
+    Ctrl-C or SIGTERM too, unless the block set `keep`. Refused without root, while another run
+    holds the testbed, or while another scenario is still set up."""
     _require_root()
-    log = _open_log(state)
-    bed = Testbed(sc, log, _workdir(state))
-    try:
-        with _teardown_on_signals():
-            yield bed
-    finally:
-        if not bed.keep:
-            bed.stop_phase()
-            bed.stop_noise()
-            _undo(log)
+    with _held(state):
+        log = _open_log(state)
+        bed = Testbed(sc, log, _workdir(state))
+        try:
+            with _teardown_on_signals():
+                yield bed
+        finally:
+            if not bed.keep:
+                bed.stop_phase()
+                bed.stop_noise()
+                _undo(log)
 
 
 def run_scenario(
@@ -371,11 +400,13 @@ def _undo(log: UndoLog) -> None:
 
 
 def stop(state: str | None = None) -> list[str]:
-    """Undo whatever a testbed run left set up; safe to call when nothing is."""
+    """Undo whatever a testbed run left set up (a kept scenario, a run that died); safe to call
+    when nothing is. TestbedError, undoing nothing, while a run still holds the testbed."""
     path = state_file(state)
     if not path.exists():
         return []
-    return UndoLog(path).undo_all()
+    with _held(state):
+        return UndoLog(path).undo_all()
 
 
 def current(state: str | None = None) -> dict[str, object] | None:
