@@ -978,7 +978,6 @@ HELD_OUT_64: frozenset[str] = frozenset(
 )
 # The sixty-fifth round, written down after the sixty-fourth was scored (once, at 21f8b55; figures in
 # bench/results/eval-heldout-round64.json), with no change to the engine since (`python -m evals.draw 65`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_65: frozenset[str] = frozenset(
     {
         "ra216-iops300-w1-rootwrites-i2",
@@ -1057,6 +1056,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_62,
     HELD_OUT_63,
     HELD_OUT_64,
+    HELD_OUT_65,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")

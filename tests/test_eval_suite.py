@@ -161,7 +161,10 @@ def test_rules_mode_meets_the_bar() -> None:
     # with round 63, round 62's byte cap and checkpoint the three more unrestrained, 0.8293 (918 of 1107,
     # four fifths of a decision short of 0.83) and 0.734 (414 of 564) with round 64, round 63's byte cap
     # the two more unrestrained and its healthy reader beside a hog named contention the two more named
-    # wrong first (AC@1's share lowered to 0.82 there).
+    # wrong first (AC@1's share lowered to 0.82 there), 0.826 (928 of 1123) and 0.732 (418 of 571, a
+    # decision and a sixth above 0.73) with round 65, round 64's byte cap, checkpoint and contention
+    # under 20 % and one-worker reader named starved the six more named wrong first, the first two the
+    # three more unrestrained.
     # The held-out round is scored and reported, never a target, so its misses do not move this guard.
     # Known and listed in the README: bandwidth caps read as request caps, capped windows between 512 kB
     # and 1 MiB, healthy readers named starved or read as a request cap, checkpoints whose fix lifted
