@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import stat
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 STATE_ENV = "IDLETUNE_STATE_DIR"
@@ -27,6 +30,15 @@ class StateError(Exception):
 
 class StateAccessError(StateError):
     """A state file this user may not open (root's journal read by another user)."""
+
+
+class LockHeld(StateError):
+    """Another process holds a state lock (`pid_lock`); `holder` is the pid it wrote, "?" when none."""
+
+    def __init__(self, path: Path, holder: str) -> None:
+        super().__init__(f"another process (pid {holder}) holds {path}")
+        self.path = path
+        self.holder = holder
 
 
 def state_dir(explicit: str | None = None) -> str:
@@ -127,3 +139,27 @@ def write_file(path: str | os.PathLike[str], text: str, mode: int = 0o600) -> No
     finally:
         os.close(fd)
     os.replace(tmp, p)
+
+
+@contextlib.contextmanager
+def pid_lock(path: str | os.PathLike[str], wait_s: float = 0.0) -> Iterator[None]:
+    """An exclusive lock on the state file `path` for the block, the file holding this process's pid;
+    LockHeld once another process has held it for `wait_s`. Closing drops the lock, so a holder's
+    exit, by a crash too, frees it."""
+    fd = open_file(path, os.O_RDWR | os.O_CREAT)
+    try:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+                    raise LockHeld(Path(path), holder) from None
+                time.sleep(0.02)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing drops the lock

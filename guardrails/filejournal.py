@@ -45,7 +45,16 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.knob import KnobValue, knob_key
-from core.statedir import StateAccessError, StateError, open_file, read_file, secure_dir, state_dir
+from core.statedir import (
+    LockHeld,
+    StateAccessError,
+    StateError,
+    open_file,
+    pid_lock,
+    read_file,
+    secure_dir,
+    state_dir,
+)
 from guardrails.journal import ChangeRecord
 
 JOURNAL_NAME = "journal.jsonl"
@@ -238,30 +247,19 @@ class FileJournal:
                 return
             secure_dir(self.dir)
             path = self.dir / LOCK_NAME
-            fd = open_file(path, os.O_RDWR | os.O_CREAT)
-            try:
-                deadline = time.monotonic() + self.write_wait_s
-                while True:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except BlockingIOError:
-                        if time.monotonic() >= deadline:
-                            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-                            raise StateError(
-                                f"another idletune process (pid {holder}) has been changing knobs for "
-                                f"{self.write_wait_s:g} s ({path}); try again when it is done"
-                            ) from None
-                        time.sleep(0.02)
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            with contextlib.ExitStack() as held:
+                try:
+                    held.enter_context(pid_lock(path, self.write_wait_s))
+                except LockHeld as e:
+                    raise StateError(
+                        f"another idletune process (pid {e.holder}) has been changing knobs for "
+                        f"{self.write_wait_s:g} s ({path}); try again when it is done"
+                    ) from None
                 self._writer_depth = 1
                 try:
                     yield
                 finally:
                     self._writer_depth = 0
-            finally:
-                os.close(fd)  # closing drops the lock
 
     # -- low level -------------------------------------------------------------
 

@@ -270,3 +270,37 @@ def test_quarantines_are_durable_and_shared(tmp_path: Path) -> None:
     j.quarantined(9, "block.read_ahead_kb")
     assert FileJournal(tmp_path).quarantines() == {"vm.swappiness": 200.0, "block.read_ahead_kb": 200.0}
     assert FileJournal(tmp_path).entries() == {}  # no change record: nothing to restore
+
+
+def test_a_second_writer_waits_then_is_refused_naming_the_holder(tmp_path: Path) -> None:
+    from core.statedir import StateError
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from guardrails.filejournal import FileJournal\n"
+            "with FileJournal(sys.argv[1]).writing():\n"
+            "    print('writing', flush=True)\n"
+            "    time.sleep(60)\n",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "writing"
+        journal = FileJournal(tmp_path)
+        journal.write_wait_s = 0.2
+        with (
+            pytest.raises(StateError, match=f"pid {holder.pid}\\) has been changing knobs for 0.2 s"),
+            journal.writing(),
+        ):
+            pass
+    finally:
+        holder.kill()  # the kernel drops its lock with it
+        holder.wait()
+    with FileJournal(tmp_path).writing():  # free once its holder is gone
+        pass

@@ -13,7 +13,6 @@ a setup still in use. Needs root, torch and a free loop device.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import signal
@@ -24,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from core.statedir import open_file, secure_dir, state_dir
+from core.statedir import LockHeld, pid_lock, secure_dir, state_dir
 from evals.testbed import hostsetup as hs
 from evals.testbed.scenarios import NOISES, PHASES, SCENARIOS, Phase, PhaseName, Scenario
 from evals.testbed.state import UndoLog, state_file
@@ -315,21 +314,15 @@ def _held(explicit_dir: str | None) -> Iterator[None]:
     dead run's setup can always be undone and a live one's never is."""
     path = state_file(explicit_dir).with_name(LOCK_NAME)
     secure_dir(path.parent)
-    fd = open_file(path, os.O_RDWR | os.O_CREAT)
-    try:
+    with contextlib.ExitStack() as held:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            held.enter_context(pid_lock(path))
+        except LockHeld as e:
             raise TestbedError(
-                f"another testbed run (pid {holder}) is using the testbed: wait for it, or stop that "
+                f"another testbed run (pid {e.holder}) is using the testbed: wait for it, or stop that "
                 "process (its teardown undoes its setup)"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
-    finally:
-        os.close(fd)  # closing drops the lock
 
 
 @contextlib.contextmanager
