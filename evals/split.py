@@ -992,7 +992,6 @@ HELD_OUT_65: frozenset[str] = frozenset(
 )
 # The sixty-sixth round, written down after the sixty-fifth was scored (once, at b566b4d; figures in
 # bench/results/eval-heldout-round65.json), with no change to the engine since (`python -m evals.draw 66`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_66: frozenset[str] = frozenset(
     {
         "ra152-iops190-raw-w1-rootwrites-i2",
@@ -1072,6 +1071,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_63,
     HELD_OUT_64,
     HELD_OUT_65,
+    HELD_OUT_66,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
