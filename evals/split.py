@@ -1006,7 +1006,6 @@ HELD_OUT_66: frozenset[str] = frozenset(
 )
 # The sixty-seventh round, written down after the sixty-sixth was scored (once, at 8ad5f95; figures in
 # bench/results/eval-heldout-round66.json), with no change to the engine since (`python -m evals.draw 67`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_67: frozenset[str] = frozenset(
     {
         "ra424-iops120-raw-w3-rootwrites-mid",
@@ -1087,6 +1086,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_64,
     HELD_OUT_65,
     HELD_OUT_66,
+    HELD_OUT_67,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
