@@ -1020,7 +1020,6 @@ HELD_OUT_67: frozenset[str] = frozenset(
 )
 # The sixty-eighth round, written down after the sixty-seventh was scored (once, at 35b593b; figures in
 # bench/results/eval-heldout-round67.json), with no change to the engine since (`python -m evals.draw 68`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_68: frozenset[str] = frozenset(
     {
         "ra504-iops200-raw-memhog-i2",
@@ -1102,6 +1101,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_65,
     HELD_OUT_66,
     HELD_OUT_67,
+    HELD_OUT_68,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
