@@ -1034,7 +1034,6 @@ HELD_OUT_68: frozenset[str] = frozenset(
 )
 # The sixty-ninth round, written down after the sixty-eighth was scored (once, at 6072de0; figures in
 # bench/results/eval-heldout-round68.json), with no change to the engine since (`python -m evals.draw 69`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_69: frozenset[str] = frozenset(
     {
         "ra392-iops35-w3-dirty",
@@ -1117,6 +1116,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_66,
     HELD_OUT_67,
     HELD_OUT_68,
+    HELD_OUT_69,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
