@@ -1048,7 +1048,6 @@ HELD_OUT_69: frozenset[str] = frozenset(
 )
 # The seventieth round, written down after the sixty-ninth was scored (once, at f90b2c8; figures in
 # bench/results/eval-heldout-round69.json), with no change to the engine since (`python -m evals.draw 70`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_70: frozenset[str] = frozenset(
     {
         "ra168-iops200-hog-mid",
@@ -1132,6 +1131,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_67,
     HELD_OUT_68,
     HELD_OUT_69,
+    HELD_OUT_70,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
