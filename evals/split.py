@@ -1062,7 +1062,6 @@ HELD_OUT_70: frozenset[str] = frozenset(
 )
 # The seventy-first round, written down after the seventieth was scored (once, at 686b8ae; figures in
 # bench/results/eval-heldout-round70.json), with no change to the engine since (`python -m evals.draw 71`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_71: frozenset[str] = frozenset(
     {
         "ra224-iops100-raw-memhog-mid-i2",
@@ -1147,6 +1146,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_68,
     HELD_OUT_69,
     HELD_OUT_70,
+    HELD_OUT_71,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
