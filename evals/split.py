@@ -1076,7 +1076,6 @@ HELD_OUT_71: frozenset[str] = frozenset(
 )
 # The seventy-second round, written down after the seventy-first was scored (once, at 41a4651; figures in
 # bench/results/eval-heldout-round71.json), with no change to the engine since (`python -m evals.draw 72`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_72: frozenset[str] = frozenset(
     {
         "ra56-iops295-w1-rootwrites-i2",
@@ -1162,6 +1161,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_69,
     HELD_OUT_70,
     HELD_OUT_71,
+    HELD_OUT_72,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
