@@ -1090,7 +1090,6 @@ HELD_OUT_72: frozenset[str] = frozenset(
 )
 # The seventy-third round, written down after the seventy-second was scored (once, at 7170cf3; figures in
 # bench/results/eval-heldout-round72.json), with no change to the engine since (`python -m evals.draw 73`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_73: frozenset[str] = frozenset(
     {
         "ra192-iops170-w1-memhog",
@@ -1177,6 +1176,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_70,
     HELD_OUT_71,
     HELD_OUT_72,
+    HELD_OUT_73,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
