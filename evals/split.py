@@ -1104,7 +1104,6 @@ HELD_OUT_73: frozenset[str] = frozenset(
 )
 # The seventy-fourth round, written down after the seventy-third was scored (once, at 308fb13; figures in
 # bench/results/eval-heldout-round73.json), with no change to the engine since (`python -m evals.draw 74`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_74: frozenset[str] = frozenset(
     {
         "ra448-iops195-rootwrites-mid-i2",
@@ -1192,6 +1191,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_71,
     HELD_OUT_72,
     HELD_OUT_73,
+    HELD_OUT_74,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
