@@ -41,9 +41,10 @@ class TestbedError(Exception):
 @dataclass(frozen=True)
 class KPI:
     samples_per_s: float
-    data_wait_frac: float
+    data_wait_frac: float  # of the trainer's active time
     seconds: float
     steps: int
+    wait_per_step_s: float  # seconds waited for data in each step
 
     def line(self) -> str:
         return (
@@ -255,11 +256,13 @@ class Testbed:
         dt = b["t"] - a["t"]
         active = b["active_s"] - a["active_s"]
         wait = b["wait_s"] - a["wait_s"]
+        steps = int(b["steps"] - a["steps"])
         return KPI(
             samples_per_s=(b["samples"] - a["samples"]) / dt,
             data_wait_frac=wait / active if active > 0 else 0.0,
             seconds=dt,
-            steps=int(b["steps"] - a["steps"]),
+            steps=steps,
+            wait_per_step_s=wait / steps if steps > 0 else 0.0,
         )
 
     def stop_phase(self) -> None:
