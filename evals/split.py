@@ -1118,7 +1118,6 @@ HELD_OUT_74: frozenset[str] = frozenset(
 )
 # The seventy-fifth round, written down after the seventy-fourth was scored (once, at 6b4a4a5; figures in
 # bench/results/eval-heldout-round74.json), with no change to the engine since (`python -m evals.draw 75`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_75: frozenset[str] = frozenset(
     {
         "ra296-iops75-raw-w3-rootwrites-mid-i2",
@@ -1207,6 +1206,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_72,
     HELD_OUT_73,
     HELD_OUT_74,
+    HELD_OUT_75,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
