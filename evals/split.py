@@ -1132,7 +1132,6 @@ HELD_OUT_75: frozenset[str] = frozenset(
 )
 # The seventy-sixth round, written down after the seventy-fifth was scored (once, at 0944a19; figures in
 # bench/results/eval-heldout-round75.json), with no change to the engine since (`python -m evals.draw 76`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_76: frozenset[str] = frozenset(
     {
         "ra392-iops40-w1-hog-mid-i2",
@@ -1222,6 +1221,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_73,
     HELD_OUT_74,
     HELD_OUT_75,
+    HELD_OUT_76,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
