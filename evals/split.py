@@ -1146,7 +1146,6 @@ HELD_OUT_76: frozenset[str] = frozenset(
 )
 # The seventy-seventh round, written down after the seventy-sixth was scored (once, at c19cf47; figures in
 # bench/results/eval-heldout-round76.json), with no change to the engine since (`python -m evals.draw 77`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_77: frozenset[str] = frozenset(
     {
         "ra384-iops240-raw-hog-mid",
@@ -1237,6 +1236,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_74,
     HELD_OUT_75,
     HELD_OUT_76,
+    HELD_OUT_77,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
