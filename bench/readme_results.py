@@ -116,6 +116,7 @@ BLIND_ROUNDS = (
     ("round 74", "6b4a4a5", "bench/results/eval-heldout-round74.json"),
     ("round 75", "0944a19", "bench/results/eval-heldout-round75.json"),
     ("round 76", "c19cf47", "bench/results/eval-heldout-round76.json"),
+    ("round 77", "89abbc5", "bench/results/eval-heldout-round77.json"),
 )
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -134,7 +135,7 @@ BLIND_ROUNDS = (
 # beside a little of others' work (five decisions of rounds 40, 53 and 56, to right); rounds 57-58
 # ran on that one. After round 58, 41c4fd4 changed how reclaim in step with the reads is counted
 # where refaults are not (four decisions of rounds 19, 44 and 56 through the spec's names alone, to
-# right; none in any other view); rounds 59-77 ran on that one.
+# right; none in any other view); rounds 59-78 ran on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (15, 18),
     (19, 20),
@@ -143,7 +144,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (31, 37),
     (38, 56),
     (57, 58),
-    (59, 77),
+    (59, 78),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
@@ -456,7 +457,8 @@ def heldout_section(
     held = _part(run, _real_in("held-out"))
     last = len(ROUNDS)
     pooled = summarise([*(s for n in sorted(blind) for s in blind[n]), *_held_scores(run)])
-    # The README shows the longest stretch (rounds 38-56) and every one after it, the last running now.
+    # The README shows the longest stretch and every one after it, the last running now (since round
+    # 78 the running one, rounds 59 on, is the longest; rounds 38-56 were before it).
     spans = list((untuned or {}).items())
     longest = max(range(len(spans)), key=lambda k: spans[k][0][1] - spans[k][0][0], default=0)
     latest = dict(spans[longest:])

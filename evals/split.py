@@ -1160,7 +1160,6 @@ HELD_OUT_77: frozenset[str] = frozenset(
 )
 # The seventy-eighth round, written down after the seventy-seventh was scored (once, at 89abbc5; figures in
 # bench/results/eval-heldout-round77.json), with no change to the engine since (`python -m evals.draw 78`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_78: frozenset[str] = frozenset(
     {
         "ra488-iops285-raw-w1-rootwrites",
@@ -1252,6 +1251,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_75,
     HELD_OUT_76,
     HELD_OUT_77,
+    HELD_OUT_78,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
