@@ -1174,7 +1174,6 @@ HELD_OUT_78: frozenset[str] = frozenset(
 )
 # The seventy-ninth round, written down after the seventy-eighth was scored (once, at 71c09d7; figures in
 # bench/results/eval-heldout-round78.json), with no change to the engine since (`python -m evals.draw 79`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_79: frozenset[str] = frozenset(
     {
         "ra456-iops260-dirty-i2",
@@ -1267,6 +1266,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_76,
     HELD_OUT_77,
     HELD_OUT_78,
+    HELD_OUT_79,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
