@@ -1188,7 +1188,6 @@ HELD_OUT_79: frozenset[str] = frozenset(
 )
 # The eightieth round, written down after the seventy-ninth was scored (once, at 554fbfb; figures in
 # bench/results/eval-heldout-round79.json), with no change to the engine since (`python -m evals.draw 80`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_80: frozenset[str] = frozenset(
     {
         "ra312-iops210-dirty-i2",
@@ -1282,6 +1281,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_77,
     HELD_OUT_78,
     HELD_OUT_79,
+    HELD_OUT_80,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
