@@ -119,6 +119,7 @@ BLIND_ROUNDS = (
     ("round 77", "89abbc5", "bench/results/eval-heldout-round77.json"),
     ("round 78", "71c09d7", "bench/results/eval-heldout-round78.json"),
     ("round 79", "554fbfb", "bench/results/eval-heldout-round79.json"),
+    ("round 80", "a584f8a", "bench/results/eval-heldout-round80.json"),
 )
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -137,7 +138,7 @@ BLIND_ROUNDS = (
 # beside a little of others' work (five decisions of rounds 40, 53 and 56, to right); rounds 57-58
 # ran on that one. After round 58, 41c4fd4 changed how reclaim in step with the reads is counted
 # where refaults are not (four decisions of rounds 19, 44 and 56 through the spec's names alone, to
-# right; none in any other view); rounds 59-80 ran on that one.
+# right; none in any other view); rounds 59-81 ran on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (15, 18),
     (19, 20),
@@ -146,7 +147,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (31, 37),
     (38, 56),
     (57, 58),
-    (59, 80),
+    (59, 81),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

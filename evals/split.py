@@ -1202,7 +1202,6 @@ HELD_OUT_80: frozenset[str] = frozenset(
 )
 # The eighty-first round, written down after the eightieth was scored (once, at a584f8a; figures in
 # bench/results/eval-heldout-round80.json), with no change to the engine since (`python -m evals.draw 81`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_81: frozenset[str] = frozenset(
     {
         "ra472-iops160-dirty-mid-i2",
@@ -1297,6 +1296,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_78,
     HELD_OUT_79,
     HELD_OUT_80,
+    HELD_OUT_81,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
