@@ -1216,7 +1216,6 @@ HELD_OUT_81: frozenset[str] = frozenset(
 )
 # The eighty-second round, written down after the eighty-first was scored (once, at 9bdaca7; figures in
 # bench/results/eval-heldout-round81.json), with no change to the engine since (`python -m evals.draw 82`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_82: frozenset[str] = frozenset(
     {
         "ra304-iops60-raw-rootwrites-mid",
@@ -1312,6 +1311,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_79,
     HELD_OUT_80,
     HELD_OUT_81,
+    HELD_OUT_82,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
