@@ -1230,7 +1230,6 @@ HELD_OUT_82: frozenset[str] = frozenset(
 )
 # The eighty-third round, written down after the eighty-second was scored (once, at 3a00d8b; figures in
 # bench/results/eval-heldout-round82.json), with no change to the engine since (`python -m evals.draw 83`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_83: frozenset[str] = frozenset(
     {
         "ra56-iops110-raw-hog-mid-i2",
@@ -1327,6 +1326,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_80,
     HELD_OUT_81,
     HELD_OUT_82,
+    HELD_OUT_83,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
