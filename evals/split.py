@@ -1244,7 +1244,6 @@ HELD_OUT_83: frozenset[str] = frozenset(
 )
 # The eighty-fourth round, written down after the eighty-third was scored (once, at afaf40a; figures in
 # bench/results/eval-heldout-round83.json), with no change to the engine since (`python -m evals.draw 84`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_84: frozenset[str] = frozenset(
     {
         "ra232-iops90-raw-memhog-mid",
@@ -1342,6 +1341,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_81,
     HELD_OUT_82,
     HELD_OUT_83,
+    HELD_OUT_84,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
