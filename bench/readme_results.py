@@ -123,6 +123,7 @@ BLIND_ROUNDS = (
     ("round 81", "9bdaca7", "bench/results/eval-heldout-round81.json"),
     ("round 82", "3a00d8b", "bench/results/eval-heldout-round82.json"),
     ("round 83", "afaf40a", "bench/results/eval-heldout-round83.json"),
+    ("round 84", "fb4c8d7", "bench/results/eval-heldout-round84.json"),
 )
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -141,7 +142,7 @@ BLIND_ROUNDS = (
 # beside a little of others' work (five decisions of rounds 40, 53 and 56, to right); rounds 57-58
 # ran on that one. After round 58, 41c4fd4 changed how reclaim in step with the reads is counted
 # where refaults are not (four decisions of rounds 19, 44 and 56 through the spec's names alone, to
-# right; none in any other view); rounds 59-84 ran on that one.
+# right; none in any other view); rounds 59-85 ran on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (15, 18),
     (19, 20),
@@ -150,7 +151,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (31, 37),
     (38, 56),
     (57, 58),
-    (59, 84),
+    (59, 85),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -1258,7 +1258,6 @@ HELD_OUT_84: frozenset[str] = frozenset(
 )
 # The eighty-fifth round, written down after the eighty-fourth was scored (once, at fb4c8d7; figures in
 # bench/results/eval-heldout-round84.json), with no change to the engine since (`python -m evals.draw 85`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_85: frozenset[str] = frozenset(
     {
         "ra432-iops295-raw-w3-memhog-i2",
@@ -1357,6 +1356,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_82,
     HELD_OUT_83,
     HELD_OUT_84,
+    HELD_OUT_85,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
