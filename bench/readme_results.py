@@ -38,93 +38,94 @@ HELDOUT_MARKS = ("<!-- heldout:start -->", "<!-- heldout:end -->")
 ROUNDS_MARKS = ("<!-- rounds:start -->", "<!-- rounds:end -->")
 ROUNDS_DOC = ROOT / "evals" / "ROUNDS.md"
 # Earlier held-out rounds, each scored once, blind, before it was used for tuning (evals/split.py):
-# (name, commit, `idletune eval evals/incidents --json` at that commit).
-BLIND_ROUNDS = (
-    ("round 1", "25d79c6", "bench/results/eval-heldout-round1.json"),
-    ("round 2", "11d3b38", "bench/results/eval-heldout-round2.json"),
-    ("round 3", "cda9249", "bench/results/eval-heldout-round3.json"),
-    ("round 4", "10e1a18", "bench/results/eval-heldout-round4.json"),
-    ("round 5", "c1aab5a", "bench/results/eval-heldout-round5.json"),
-    ("round 6", "16e332e", "bench/results/eval-heldout-round6.json"),
-    ("round 7", "97bc741", "bench/results/eval-heldout-round7.json"),
-    ("round 8", "a1ad958", "bench/results/eval-heldout-round8.json"),
-    ("round 9", "e22cfe7", "bench/results/eval-heldout-round9.json"),
-    ("round 10", "12dc629", "bench/results/eval-heldout-round10.json"),
-    ("round 11", "da78683", "bench/results/eval-heldout-round11.json"),
-    ("round 12", "e945369", "bench/results/eval-heldout-round12.json"),
-    ("round 13", "53d7a25", "bench/results/eval-heldout-round13.json"),
-    ("round 14", "a7f8cb0", "bench/results/eval-heldout-round14.json"),
-    ("round 15", "9790f22", "bench/results/eval-heldout-round15.json"),
-    ("round 16", "fe1dbee", "bench/results/eval-heldout-round16.json"),
-    ("round 17", "01242b7", "bench/results/eval-heldout-round17.json"),
-    ("round 18", "decfb95", "bench/results/eval-heldout-round18.json"),
-    ("round 19", "ec42ee6", "bench/results/eval-heldout-round19.json"),
-    ("round 20", "d547241", "bench/results/eval-heldout-round20.json"),
-    ("round 21", "d4cfb15", "bench/results/eval-heldout-round21.json"),
-    ("round 22", "ab5f88a", "bench/results/eval-heldout-round22.json"),
-    ("round 23", "22a58f2", "bench/results/eval-heldout-round23.json"),
-    ("round 24", "df443dc", "bench/results/eval-heldout-round24.json"),
-    ("round 25", "fdcc846", "bench/results/eval-heldout-round25.json"),
-    ("round 26", "eeb9b5d", "bench/results/eval-heldout-round26.json"),
-    ("round 27", "5ee34bd", "bench/results/eval-heldout-round27.json"),
-    ("round 28", "873b25a", "bench/results/eval-heldout-round28.json"),
-    ("round 29", "8d5c632", "bench/results/eval-heldout-round29.json"),
-    ("round 30", "1f285e6", "bench/results/eval-heldout-round30.json"),
-    ("round 31", "2b7d62a", "bench/results/eval-heldout-round31.json"),
-    ("round 32", "6cecda2", "bench/results/eval-heldout-round32.json"),
-    ("round 33", "da5a3fa", "bench/results/eval-heldout-round33.json"),
-    ("round 34", "393a7f7", "bench/results/eval-heldout-round34.json"),
-    ("round 35", "3c5e5d9", "bench/results/eval-heldout-round35.json"),
-    ("round 36", "b6bf85e", "bench/results/eval-heldout-round36.json"),
-    ("round 37", "ee73c18", "bench/results/eval-heldout-round37.json"),
-    ("round 38", "35df56e", "bench/results/eval-heldout-round38.json"),
-    ("round 39", "a9e2a72", "bench/results/eval-heldout-round39.json"),
-    ("round 40", "9e94c1d", "bench/results/eval-heldout-round40.json"),
-    ("round 41", "c3db037", "bench/results/eval-heldout-round41.json"),
-    ("round 42", "b169d6f", "bench/results/eval-heldout-round42.json"),
-    ("round 43", "14e4c53", "bench/results/eval-heldout-round43.json"),
-    ("round 44", "9859982", "bench/results/eval-heldout-round44.json"),
-    ("round 45", "a59e79f", "bench/results/eval-heldout-round45.json"),
-    ("round 46", "5e93cba", "bench/results/eval-heldout-round46.json"),
-    ("round 47", "4ab8813", "bench/results/eval-heldout-round47.json"),
-    ("round 48", "39bc6b3", "bench/results/eval-heldout-round48.json"),
-    ("round 49", "08b6245", "bench/results/eval-heldout-round49.json"),
-    ("round 50", "a50ba15", "bench/results/eval-heldout-round50.json"),
-    ("round 51", "1209a61", "bench/results/eval-heldout-round51.json"),
-    ("round 52", "d170cbe", "bench/results/eval-heldout-round52.json"),
-    ("round 53", "31eed56", "bench/results/eval-heldout-round53.json"),
-    ("round 54", "3249f06", "bench/results/eval-heldout-round54.json"),
-    ("round 55", "562e671", "bench/results/eval-heldout-round55.json"),
-    ("round 56", "2df1079", "bench/results/eval-heldout-round56.json"),
-    ("round 57", "f7dde3c", "bench/results/eval-heldout-round57.json"),
-    ("round 58", "50877b4", "bench/results/eval-heldout-round58.json"),
-    ("round 59", "bae5596", "bench/results/eval-heldout-round59.json"),
-    ("round 60", "bae5596", "bench/results/eval-heldout-round60.json"),
-    ("round 61", "3196064", "bench/results/eval-heldout-round61.json"),
-    ("round 62", "ef29dae", "bench/results/eval-heldout-round62.json"),
-    ("round 63", "e280841", "bench/results/eval-heldout-round63.json"),
-    ("round 64", "21f8b55", "bench/results/eval-heldout-round64.json"),
-    ("round 65", "b566b4d", "bench/results/eval-heldout-round65.json"),
-    ("round 66", "8ad5f95", "bench/results/eval-heldout-round66.json"),
-    ("round 67", "35b593b", "bench/results/eval-heldout-round67.json"),
-    ("round 68", "6072de0", "bench/results/eval-heldout-round68.json"),
-    ("round 69", "f90b2c8", "bench/results/eval-heldout-round69.json"),
-    ("round 70", "686b8ae", "bench/results/eval-heldout-round70.json"),
-    ("round 71", "41a4651", "bench/results/eval-heldout-round71.json"),
-    ("round 72", "7170cf3", "bench/results/eval-heldout-round72.json"),
-    ("round 73", "308fb13", "bench/results/eval-heldout-round73.json"),
-    ("round 74", "6b4a4a5", "bench/results/eval-heldout-round74.json"),
-    ("round 75", "0944a19", "bench/results/eval-heldout-round75.json"),
-    ("round 76", "c19cf47", "bench/results/eval-heldout-round76.json"),
-    ("round 77", "89abbc5", "bench/results/eval-heldout-round77.json"),
-    ("round 78", "71c09d7", "bench/results/eval-heldout-round78.json"),
-    ("round 79", "554fbfb", "bench/results/eval-heldout-round79.json"),
-    ("round 80", "a584f8a", "bench/results/eval-heldout-round80.json"),
-    ("round 81", "9bdaca7", "bench/results/eval-heldout-round81.json"),
-    ("round 82", "3a00d8b", "bench/results/eval-heldout-round82.json"),
-    ("round 83", "afaf40a", "bench/results/eval-heldout-round83.json"),
-    ("round 84", "fb4c8d7", "bench/results/eval-heldout-round84.json"),
-)
+# round number -> the commit it was scored at; that `idletune eval evals/incidents --json` is kept
+# as bench/results/eval-heldout-roundN.json (`blind_result`).
+BLIND_ROUNDS: dict[int, str] = {
+    1: "25d79c6",
+    2: "11d3b38",
+    3: "cda9249",
+    4: "10e1a18",
+    5: "c1aab5a",
+    6: "16e332e",
+    7: "97bc741",
+    8: "a1ad958",
+    9: "e22cfe7",
+    10: "12dc629",
+    11: "da78683",
+    12: "e945369",
+    13: "53d7a25",
+    14: "a7f8cb0",
+    15: "9790f22",
+    16: "fe1dbee",
+    17: "01242b7",
+    18: "decfb95",
+    19: "ec42ee6",
+    20: "d547241",
+    21: "d4cfb15",
+    22: "ab5f88a",
+    23: "22a58f2",
+    24: "df443dc",
+    25: "fdcc846",
+    26: "eeb9b5d",
+    27: "5ee34bd",
+    28: "873b25a",
+    29: "8d5c632",
+    30: "1f285e6",
+    31: "2b7d62a",
+    32: "6cecda2",
+    33: "da5a3fa",
+    34: "393a7f7",
+    35: "3c5e5d9",
+    36: "b6bf85e",
+    37: "ee73c18",
+    38: "35df56e",
+    39: "a9e2a72",
+    40: "9e94c1d",
+    41: "c3db037",
+    42: "b169d6f",
+    43: "14e4c53",
+    44: "9859982",
+    45: "a59e79f",
+    46: "5e93cba",
+    47: "4ab8813",
+    48: "39bc6b3",
+    49: "08b6245",
+    50: "a50ba15",
+    51: "1209a61",
+    52: "d170cbe",
+    53: "31eed56",
+    54: "3249f06",
+    55: "562e671",
+    56: "2df1079",
+    57: "f7dde3c",
+    58: "50877b4",
+    59: "bae5596",
+    60: "bae5596",
+    61: "3196064",
+    62: "ef29dae",
+    63: "e280841",
+    64: "21f8b55",
+    65: "b566b4d",
+    66: "8ad5f95",
+    67: "35b593b",
+    68: "6072de0",
+    69: "f90b2c8",
+    70: "686b8ae",
+    71: "41a4651",
+    72: "7170cf3",
+    73: "308fb13",
+    74: "6b4a4a5",
+    75: "0944a19",
+    76: "c19cf47",
+    77: "89abbc5",
+    78: "71c09d7",
+    79: "554fbfb",
+    80: "a584f8a",
+    81: "9bdaca7",
+    82: "3a00d8b",
+    83: "afaf40a",
+    84: "fb4c8d7",
+}
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
 # stretch may end at the held-out round, whose scores are then the current run's. Rounds 15-18 ran
@@ -539,7 +540,7 @@ def heldout_section(
 
 def rounds_section(
     run: EvalRun,
-    blind: dict[str, Summary],
+    blind: dict[int, Summary],
     untuned: dict[tuple[int, int], list[IncidentScore]] | None = None,
 ) -> str:
     """ROUNDS.md's table: each earlier round's held-out figures as scored before it was tuned on
@@ -548,15 +549,14 @@ def rounds_section(
     fit = _part(run, _real_in("fit"))
     held = _part(run, _real_in("held-out"))
     last = len(ROUNDS)
-    commits = {name: commit for name, commit, _ in BLIND_ROUNDS}
     rows: list[tuple[str, Summary]] = [("real recordings, fit conditions", fit)]
-    rows += [(f"{name}, scored blind at {commits[name]}", s) for name, s in blind.items()]
+    rows += [(f"round {n}, scored blind at {BLIND_ROUNDS[n]}", s) for n, s in blind.items()]
     rows += [(f"round {last}, the held-out round, never tuned on", held)]
     rows += _stretch_rows(run, untuned or {})
     gap = [
         f"{name} (blind) minus fit: AC@1 {s.ac1 - fit.ac1:+.2f}, "
         f"actions {s.action_match_rate - fit.action_match_rate:+.2f}"
-        for name, s in [*blind.items(), (f"round {last}", held)]
+        for name, s in [*((f"round {n}", s) for n, s in blind.items()), (f"round {last}", held)]
     ]
     lines = [
         ROUNDS_MARKS[0],
@@ -574,22 +574,24 @@ def rounds_section(
     return "\n".join(lines)
 
 
+def blind_result(n: int) -> Path:
+    """Where round n's eval as first scored, blind, is kept."""
+    return ROOT / "bench" / "results" / f"eval-heldout-round{n}.json"
+
+
 @lru_cache(maxsize=1)
-def _blind_docs() -> tuple[tuple[str, int, dict[str, Any]], ...]:
-    """Each earlier round's eval as first scored, blind: (name, number, document), each file read
-    once however many tables draw on it."""
-    out = []
-    for name, _, rel in BLIND_ROUNDS:
-        path = ROOT / rel
-        if path.exists():
-            out.append((name, int(name.split()[1]), json.loads(path.read_text())))
-    return tuple(out)
+def _blind_docs() -> tuple[tuple[int, dict[str, Any]], ...]:
+    """Each earlier round's eval as first scored, blind: (number, document), each file read once
+    however many tables draw on it."""
+    return tuple(
+        (n, json.loads(blind_result(n).read_text())) for n in BLIND_ROUNDS if blind_result(n).exists()
+    )
 
 
 def blind_scores() -> dict[int, list[IncidentScore]]:
     """Each earlier round's per-incident scores as first scored, blind, read from its file."""
     out: dict[int, list[IncidentScore]] = {}
-    for _, n, doc in _blind_docs():
+    for n, doc in _blind_docs():
         conditions = ROUNDS[n - 1]
         out[n] = [
             IncidentScore.model_validate(i["score"])
@@ -611,12 +613,12 @@ def untuned_scores(
     }
 
 
-def blind_rounds() -> dict[str, Summary]:
-    """Each earlier round's held-out figures, as scored before it was tuned on."""
-    out: dict[str, Summary] = {}
-    for name, _, doc in _blind_docs():
+def blind_rounds() -> dict[int, Summary]:
+    """Each earlier round's held-out figures, by round number, as scored before it was tuned on."""
+    out: dict[int, Summary] = {}
+    for n, doc in _blind_docs():
         if "held-out" in doc.get("by_split", {}):
-            out[name] = Summary.model_validate(doc["by_split"]["held-out"])
+            out[n] = Summary.model_validate(doc["by_split"]["held-out"])
     return out
 
 

@@ -129,11 +129,11 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
     runs = {v: evaluate([suite], lambda: RuleProposer(policies), view=v) for v in VIEWS}
     held_out = len(ROUNDS)  # the held-out round is the last one written down
     blind = blind_rounds()
-    assert set(blind) == {f"round {n}" for n in range(1, held_out)} and blind["round 1"].incidents == 28
+    assert set(blind) == set(range(1, held_out)) and blind[1].incidents == 28
     # Each round's per-incident blind scores are its conditions' recordings in its own file.
     scores = blind_scores()
     assert sorted(scores) == list(range(1, held_out))
-    assert all(len(scores[n]) == blind[f"round {n}"].incidents for n in scores)
+    assert all(len(scores[n]) == blind[n].incidents for n in scores)
     assert all(condition_of(s.id) in ROUNDS[n - 1] for n in scores for s in scores[n])
     untuned = untuned_scores(scores)
     # Rounds 38-56 ran on one engine; 2d7bbe7 changed it after round 56 was scored, and 41c4fd4 (the
@@ -146,7 +146,7 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
     )
     for first, end in UNTUNED_STRETCHES:
         # The held-out round is the current run's: a stretch holds the blind scores before it.
-        wanted = sum(blind[f"round {n}"].incidents for n in range(first, min(end, held_out - 1) + 1))
+        wanted = sum(blind[n].incidents for n in range(first, min(end, held_out - 1) + 1))
         assert len(untuned[(first, end)]) == wanted
 
     # The README: the splits, every round as first scored pooled with the held-out round's (one
@@ -181,7 +181,7 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
         row = f"| real, held-out rounds {first}-{end} pooled, each scored blind, no tuning between |"
         assert f"{row} {len(pool) + (1 if end == held_out else 0)} |" in page
     round20 = [s for s in untuned[(19, 20)] if condition_of(s.id) in ROUNDS[19]]
-    assert len(round20) == blind["round 20"].incidents
+    assert len(round20) == blind[20].incidents
     open_ = rounds_section(runs["all"], blind, {(20, held_out): round20})
     pooled_row = f"| real, held-out rounds 20-{held_out} pooled, each scored blind, no tuning between |"
     assert f"{pooled_row} {len(round20) + 1} |" in open_
