@@ -1272,7 +1272,6 @@ HELD_OUT_85: frozenset[str] = frozenset(
 )
 # The eighty-sixth round, written down after the eighty-fifth was scored (once, at 53d2b0a; figures in
 # bench/results/eval-heldout-round85.json), with no change to the engine since (`python -m evals.draw 86`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_86: frozenset[str] = frozenset(
     {
         "ra496-iops225-hog-i2",
@@ -1372,6 +1371,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_83,
     HELD_OUT_84,
     HELD_OUT_85,
+    HELD_OUT_86,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
