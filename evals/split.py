@@ -1286,7 +1286,6 @@ HELD_OUT_86: frozenset[str] = frozenset(
 )
 # The eighty-seventh round, written down after the eighty-sixth was scored (once, at 67aa9ad; figures in
 # bench/results/eval-heldout-round86.json), with no change to the engine since (`python -m evals.draw 87`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_87: frozenset[str] = frozenset(
     {
         "ra256-iops210-raw-hog-mid-i2",
@@ -1387,6 +1386,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_84,
     HELD_OUT_85,
     HELD_OUT_86,
+    HELD_OUT_87,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
