@@ -1300,7 +1300,6 @@ HELD_OUT_87: frozenset[str] = frozenset(
 )
 # The eighty-eighth round, written down after the eighty-seventh was scored (once, at 373ad5b; figures in
 # bench/results/eval-heldout-round87.json), with no change to the engine since (`python -m evals.draw 88`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_88: frozenset[str] = frozenset(
     {
         "ra208-iops105-raw-hog",
@@ -1402,6 +1401,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_85,
     HELD_OUT_86,
     HELD_OUT_87,
+    HELD_OUT_88,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
