@@ -1314,7 +1314,6 @@ HELD_OUT_88: frozenset[str] = frozenset(
 )
 # The eighty-ninth round, written down after the eighty-eighth was scored (once, at 3fdc6f4; figures in
 # bench/results/eval-heldout-round88.json), with no change to the engine since (`python -m evals.draw 89`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_89: frozenset[str] = frozenset(
     {
         "ra416-iops105-raw-rootwrites-mid-i2",
@@ -1417,6 +1416,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_86,
     HELD_OUT_87,
     HELD_OUT_88,
+    HELD_OUT_89,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
