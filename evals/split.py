@@ -1328,7 +1328,6 @@ HELD_OUT_89: frozenset[str] = frozenset(
 )
 # The ninetieth round, written down after the eighty-ninth was scored (once, at cddd3b5; figures in
 # bench/results/eval-heldout-round89.json), with no change to the engine since (`python -m evals.draw 90`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_90: frozenset[str] = frozenset(
     {
         "ra264-iops45-raw-w1-memhog",
@@ -1432,6 +1431,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_87,
     HELD_OUT_88,
     HELD_OUT_89,
+    HELD_OUT_90,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
