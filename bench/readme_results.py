@@ -5,7 +5,8 @@
 Scores the bundled suite with the rule proposer beside the constant baseline (and the LLM
 proposer, when its figures are recorded), and renders the figures each benchmark wrote to
 bench/results/ (`make bench` runs them all). Writes between the markers of the README and of
-evals/ROUNDS.md (each held-out round's own row); everything else in them is left as it is.
+evals/ROUNDS.md (each held-out round's own row, and the regression guard's figures at each
+scoring); everything else in them is left as it is.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ LLM_MARKS = ("<!-- llm:start -->", "<!-- llm:end -->")
 HELDOUT_MARKS = ("<!-- heldout:start -->", "<!-- heldout:end -->")
 ROUNDS_MARKS = ("<!-- rounds:start -->", "<!-- rounds:end -->")
 ROUNDS_DOC = ROOT / "evals" / "ROUNDS.md"
+GUARD_MARKS = ("<!-- guard:start -->", "<!-- guard:end -->")
+# tests/test_eval_suite.py guards what the engine has been tuned on (fit and seen, the held-out round
+# left out) since round 22 (52c53c9); from round 14 to 21 its floors held the whole suite.
+GUARD_SINCE = 22
 # Earlier held-out rounds, each scored once, blind, before it was used for tuning (evals/split.py):
 # round number -> the commit it was scored at; that `idletune eval evals/incidents --json` is kept
 # as bench/results/eval-heldout-roundN.json (`blind_result`).
@@ -618,6 +623,53 @@ def untuned_scores(
     }
 
 
+def tuned_at_scoring() -> dict[int, list[IncidentScore]]:
+    """For each round scored since GUARD_SINCE, the per-incident scores of what the engine had been
+    tuned on when it was scored: its file's incidents less the round's own recordings."""
+    out: dict[int, list[IncidentScore]] = {}
+    for n, doc in _blind_docs():
+        if n >= GUARD_SINCE:
+            own = ROUNDS[n - 1]
+            out[n] = [
+                IncidentScore.model_validate(i["score"])
+                for i in doc.get("incidents", [])
+                if condition_of(i["id"]) not in own
+            ]
+    return out
+
+
+def _guard_row(name: str, scores: list[IncidentScore]) -> str:
+    named = sum(s.ac1 for s in scores)
+    held = [s.restraint for s in scores if s.restraint is not None]
+    return (
+        f"| {name} | {len(scores)} | {named} | {named / len(scores):.4f} | "
+        f"{len(held)} | {sum(held)} | {sum(held) / len(held):.4f} |"
+    )
+
+
+def guard_section(run: EvalRun, tuned: dict[int, list[IncidentScore]]) -> str:
+    """ROUNDS.md's guard table: what the engine had been tuned on as each round's scoring found it
+    (`tuned`, from the rounds' files) and as the current run scores it, the held-out round left out:
+    the figures tests/test_eval_suite.py holds above its floors."""
+    now = [r.score for r in run.results if split_of(r.replay.id) != "held-out"]
+    lines = [
+        GUARD_MARKS[0],
+        "",
+        "Fit and seen (the generator's suite, the fit conditions and every round scored before the",
+        "held-out one) as each round's scoring found them: `bench/results/eval-heldout-roundN.json`",
+        "less round N's own recordings, and the current run less the held-out round; regenerate with",
+        "`make results`.",
+        "",
+        "| held out | tuned on | named first | AC@1 | restraint decisions | restrained | restraint |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+        *(_guard_row(f"round {n}, scored at {BLIND_ROUNDS[n]}", s) for n, s in tuned.items()),
+        _guard_row(f"round {len(ROUNDS)}, the held-out round (this run)", now),
+        "",
+        GUARD_MARKS[1],
+    ]
+    return "\n".join(lines)
+
+
 def blind_rounds() -> dict[int, Summary]:
     """Each earlier round's held-out figures, by round number, as scored before it was tuned on."""
     out: dict[int, Summary] = {}
@@ -759,9 +811,8 @@ def main() -> None:
     text = replace_section(text, BENCH_MARKS, bench_section(read_all(args.results)))
     args.readme.write_text(text)
     rounds = args.rounds.read_text() if args.rounds.exists() else "# Held-out rounds, one by one\n"
-    args.rounds.write_text(
-        replace_section(rounds, ROUNDS_MARKS, rounds_section(run, blind_rounds(), untuned))
-    )
+    rounds = replace_section(rounds, ROUNDS_MARKS, rounds_section(run, blind_rounds(), untuned))
+    args.rounds.write_text(replace_section(rounds, GUARD_MARKS, guard_section(run, tuned_at_scoring())))
     print(f"wrote the results tables to {args.readme} and {args.rounds}")
 
 

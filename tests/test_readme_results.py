@@ -3,6 +3,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bench.figures import read_all, write_figures
 from bench.readme_results import BENCH_MARKS, bench_section, replace_section
 
@@ -185,6 +187,58 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
     open_ = rounds_section(runs["all"], blind, {(20, held_out): round20})
     pooled_row = f"| real, held-out rounds 20-{held_out} pooled, each scored blind, no tuning between |"
     assert f"{pooled_row} {len(round20) + 1} |" in open_
+
+
+def test_guard_table_gives_what_each_scoring_had_tuned_on(tmp_path: Path) -> None:
+    import shutil
+
+    from agent.proposers.rules import RuleProposer, load_policies
+    from bench.readme_results import (
+        BLIND_ROUNDS,
+        GUARD_MARKS,
+        GUARD_SINCE,
+        _blind_docs,
+        guard_section,
+        tuned_at_scoring,
+    )
+    from evals.harness import evaluate
+    from evals.split import ROUNDS, condition_of, split_of
+
+    held_out = len(ROUNDS)
+    tuned = tuned_at_scoring()
+    assert sorted(tuned) == list(range(GUARD_SINCE, held_out))
+    # What a round's scoring had tuned on is its file less its own recordings: every earlier round's
+    # are in, its own are not, and the count is the file's fit and seen splits as they stood then.
+    docs = dict(_blind_docs())
+    for n, scores in tuned.items():
+        conditions = {condition_of(s.id) for s in scores}
+        assert not conditions & ROUNDS[n - 1]
+        assert ROUNDS[n - 2] <= conditions
+        fit, seen = docs[n]["by_split"]["fit"], docs[n]["by_split"]["seen"]
+        assert len(scores) == fit["incidents"] + seen["incidents"]
+        rate = (fit["ac1"] * fit["incidents"] + seen["ac1"] * seen["incidents"]) / len(scores)
+        assert sum(s.ac1 for s in scores) / len(scores) == pytest.approx(rate, abs=0.001)
+
+    bundled = Path(__file__).resolve().parent.parent / "evals" / "incidents"
+    suite = tmp_path / "suite"
+    for split in ("fit", "seen", "held-out"):
+        d = next(d for d in sorted(bundled.glob("real-*-1")) if split_of(d.name) == split)
+        shutil.copytree(d, suite / d.name)
+    policies = load_policies([], with_default=True)
+    run = evaluate([suite], lambda: RuleProposer(policies))
+    page = guard_section(run, tuned)
+    assert page.startswith(GUARD_MARKS[0]) and page.endswith(GUARD_MARKS[1])
+    rows = [line for line in page.splitlines() if line.startswith("| round ")]
+    assert len(rows) == len(tuned) + 1
+    last = BLIND_ROUNDS[held_out - 1]
+    scores = tuned[held_out - 1]
+    named = sum(s.ac1 for s in scores)
+    assert rows[-2].startswith(f"| round {held_out - 1}, scored at {last} | {len(scores)} | {named} |")
+    # The current run's row leaves its held-out recording out: two of the three copied here.
+    now = [r.score for r in run.results if split_of(r.replay.id) != "held-out"]
+    assert rows[-1].startswith(
+        f"| round {held_out}, the held-out round (this run) | 2 | {sum(s.ac1 for s in now)} |"
+    )
 
 
 def test_the_rounds_page_is_linked_and_carries_its_table() -> None:
