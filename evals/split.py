@@ -1342,7 +1342,6 @@ HELD_OUT_90: frozenset[str] = frozenset(
 )
 # The ninety-first round, written down after the ninetieth was scored (once, at 4f2917c; figures in
 # bench/results/eval-heldout-round90.json), with no change to the engine since (`python -m evals.draw 91`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_91: frozenset[str] = frozenset(
     {
         "ra408-iops300-w3-rootwrites-i2",
@@ -1447,6 +1446,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_88,
     HELD_OUT_89,
     HELD_OUT_90,
+    HELD_OUT_91,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
