@@ -1356,7 +1356,6 @@ HELD_OUT_91: frozenset[str] = frozenset(
 )
 # The ninety-second round, written down after the ninety-first was scored (once, at 854425c; figures in
 # bench/results/eval-heldout-round91.json), with no change to the engine since (`python -m evals.draw 92`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_92: frozenset[str] = frozenset(
     {
         "ra416-iops105-hog-mid-i2",
@@ -1462,6 +1461,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_89,
     HELD_OUT_90,
     HELD_OUT_91,
+    HELD_OUT_92,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
