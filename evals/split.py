@@ -1370,7 +1370,6 @@ HELD_OUT_92: frozenset[str] = frozenset(
 )
 # The ninety-third round, written down after the ninety-second was scored (once, at 00f46da; figures in
 # bench/results/eval-heldout-round92.json), with no change to the engine since (`python -m evals.draw 93`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_93: frozenset[str] = frozenset(
     {
         "ra512-iops130-raw-hog-i2",
@@ -1477,6 +1476,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_90,
     HELD_OUT_91,
     HELD_OUT_92,
+    HELD_OUT_93,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
