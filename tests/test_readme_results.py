@@ -104,9 +104,21 @@ def test_trainer_overhead_rows(tmp_path: Path) -> None:
     assert "always on" not in text  # not measured, not shown
 
 
-def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_path: Path) -> None:
+def _one_recording_per_split(tmp_path: Path, splits: tuple[str, ...] = ("fit", "seen", "held-out")) -> Path:
+    """A suite of bundled recordings, the first of each split asked for."""
     import shutil
 
+    from evals.split import split_of
+
+    bundled = Path(__file__).resolve().parent.parent / "evals" / "incidents"
+    suite = tmp_path / "suite"
+    for split in splits:
+        d = next(d for d in sorted(bundled.glob("real-*-1")) if split_of(d.name) == split)
+        shutil.copytree(d, suite / d.name)
+    return suite
+
+
+def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_path: Path) -> None:
     from agent.proposers.rules import RuleProposer, load_policies
     from bench.readme_results import (
         HELDOUT_MARKS,
@@ -120,13 +132,9 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
     )
     from evals.harness import evaluate
     from evals.sources import VIEWS
-    from evals.split import ROUNDS, condition_of, split_of
+    from evals.split import ROUNDS, condition_of
 
-    bundled = Path(__file__).resolve().parent.parent / "evals" / "incidents"
-    suite = tmp_path / "suite"
-    for split in ("fit", "seen", "held-out"):
-        d = next(d for d in sorted(bundled.glob("real-*-1")) if split_of(d.name) == split)
-        shutil.copytree(d, suite / d.name)
+    suite = _one_recording_per_split(tmp_path)
     policies = load_policies([], with_default=True)
     runs = {v: evaluate([suite], lambda: RuleProposer(policies), view=v) for v in VIEWS}
     held_out = len(ROUNDS)  # the held-out round is the last one written down
@@ -190,7 +198,6 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
 
 
 def test_guard_table_gives_what_each_scoring_had_tuned_on(tmp_path: Path) -> None:
-    import shutil
 
     from agent.proposers.rules import RuleProposer, load_policies
     from bench.readme_results import (
@@ -219,11 +226,7 @@ def test_guard_table_gives_what_each_scoring_had_tuned_on(tmp_path: Path) -> Non
         rate = (fit["ac1"] * fit["incidents"] + seen["ac1"] * seen["incidents"]) / len(scores)
         assert sum(s.ac1 for s in scores) / len(scores) == pytest.approx(rate, abs=0.001)
 
-    bundled = Path(__file__).resolve().parent.parent / "evals" / "incidents"
-    suite = tmp_path / "suite"
-    for split in ("fit", "seen", "held-out"):
-        d = next(d for d in sorted(bundled.glob("real-*-1")) if split_of(d.name) == split)
-        shutil.copytree(d, suite / d.name)
+    suite = _one_recording_per_split(tmp_path)
     policies = load_policies([], with_default=True)
     run = evaluate([suite], lambda: RuleProposer(policies))
     page = guard_section(run, tuned)
@@ -268,18 +271,12 @@ def test_cost_figures_render_the_process_and_its_programs(tmp_path: Path) -> Non
 
 
 def test_llm_section_gives_each_split_beside_the_rules_and_who_answered(tmp_path: Path) -> None:
-    import shutil
-
     from agent.proposers.rules import RuleProposer, load_policies
     from bench.readme_results import LLM_MARKS, llm_section
     from evals.harness import evaluate
-    from evals.split import ROUNDS, split_of
+    from evals.split import ROUNDS
 
-    bundled = Path(__file__).resolve().parent.parent / "evals" / "incidents"
-    suite = tmp_path / "suite"
-    for split in ("fit", "held-out"):
-        d = next(d for d in sorted(bundled.glob("real-*-1")) if split_of(d.name) == split)
-        shutil.copytree(d, suite / d.name)
+    suite = _one_recording_per_split(tmp_path, ("fit", "held-out"))
     rules = evaluate([suite], lambda: RuleProposer(load_policies([], with_default=True)))
     doc = rules.to_json()
     doc["by_split"]["fit"]["action_match_rate"] = 0.25  # the model's own figure differs from the rules'
