@@ -601,17 +601,19 @@ def _blind_docs() -> tuple[tuple[int, dict[str, Any]], ...]:
     )
 
 
+def _round_file_scores(n: int, doc: dict[str, Any], own: bool) -> list[IncidentScore]:
+    """The per-incident scores in round n's file: its own recordings' (`own`) or all the others'."""
+    conditions = ROUNDS[n - 1]
+    return [
+        IncidentScore.model_validate(i["score"])
+        for i in doc.get("incidents", [])
+        if (condition_of(i["id"]) in conditions) == own
+    ]
+
+
 def blind_scores() -> dict[int, list[IncidentScore]]:
     """Each earlier round's per-incident scores as first scored, blind, read from its file."""
-    out: dict[int, list[IncidentScore]] = {}
-    for n, doc in _blind_docs():
-        conditions = ROUNDS[n - 1]
-        out[n] = [
-            IncidentScore.model_validate(i["score"])
-            for i in doc.get("incidents", [])
-            if condition_of(i["id"]) in conditions
-        ]
-    return out
+    return {n: _round_file_scores(n, doc, own=True) for n, doc in _blind_docs()}
 
 
 def untuned_scores(
@@ -629,16 +631,7 @@ def untuned_scores(
 def tuned_at_scoring() -> dict[int, list[IncidentScore]]:
     """For each round scored since GUARD_SINCE, the per-incident scores of what the engine had been
     tuned on when it was scored: its file's incidents less the round's own recordings."""
-    out: dict[int, list[IncidentScore]] = {}
-    for n, doc in _blind_docs():
-        if n >= GUARD_SINCE:
-            own = ROUNDS[n - 1]
-            out[n] = [
-                IncidentScore.model_validate(i["score"])
-                for i in doc.get("incidents", [])
-                if condition_of(i["id"]) not in own
-            ]
-    return out
+    return {n: _round_file_scores(n, doc, own=False) for n, doc in _blind_docs() if n >= GUARD_SINCE}
 
 
 def _guard_row(name: str, scores: list[IncidentScore]) -> str:

@@ -198,7 +198,6 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
 
 
 def test_guard_table_gives_what_each_scoring_had_tuned_on(tmp_path: Path) -> None:
-
     from agent.proposers.rules import RuleProposer, load_policies
     from bench.readme_results import (
         BLIND_ROUNDS,
