@@ -1384,7 +1384,6 @@ HELD_OUT_93: frozenset[str] = frozenset(
 )
 # The ninety-fourth round, written down after the ninety-third was scored (once, at a5c32ae; figures in
 # bench/results/eval-heldout-round93.json), with no change to the engine since (`python -m evals.draw 94`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_94: frozenset[str] = frozenset(
     {
         "ra40-iops290-memhog-i2",
@@ -1492,6 +1491,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_91,
     HELD_OUT_92,
     HELD_OUT_93,
+    HELD_OUT_94,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
