@@ -1398,7 +1398,6 @@ HELD_OUT_94: frozenset[str] = frozenset(
 )
 # The ninety-fifth round, written down after the ninety-fourth was scored (once, at 0b1c50d; figures in
 # bench/results/eval-heldout-round94.json), with no change to the engine since (`python -m evals.draw 95`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_95: frozenset[str] = frozenset(
     {
         "ra512-iops60-raw-hog-mid-i2",
@@ -1507,6 +1506,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_92,
     HELD_OUT_93,
     HELD_OUT_94,
+    HELD_OUT_95,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
