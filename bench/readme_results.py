@@ -140,6 +140,7 @@ BLIND_ROUNDS: dict[int, str] = {
     92: "00f46da",
     93: "a5c32ae",
     94: "0b1c50d",
+    95: "6706fcb",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -158,7 +159,7 @@ BLIND_ROUNDS: dict[int, str] = {
 # beside a little of others' work (five decisions of rounds 40, 53 and 56, to right); rounds 57-58
 # ran on that one. After round 58, 41c4fd4 changed how reclaim in step with the reads is counted
 # where refaults are not (four decisions of rounds 19, 44 and 56 through the spec's names alone, to
-# right; none in any other view); rounds 59-95 ran on that one.
+# right; none in any other view); rounds 59-96 ran on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (15, 18),
     (19, 20),
@@ -167,7 +168,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (31, 37),
     (38, 56),
     (57, 58),
-    (59, 95),
+    (59, 96),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

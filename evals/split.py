@@ -1412,7 +1412,6 @@ HELD_OUT_95: frozenset[str] = frozenset(
 )
 # The ninety-sixth round, written down after the ninety-fifth was scored (once, at 6706fcb; figures in
 # bench/results/eval-heldout-round95.json), with no change to the engine since (`python -m evals.draw 96`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_96: frozenset[str] = frozenset(
     {
         "ra72-iops160-dirty-mid-i2",
@@ -1522,6 +1521,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_93,
     HELD_OUT_94,
     HELD_OUT_95,
+    HELD_OUT_96,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
