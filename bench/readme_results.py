@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agent.proposers.rules import RuleProposer, load_policies
 from bench.figures import RESULTS, read_all
 from evals.harness import EvalRun, evaluate
+from evals.misses import Decision, count, on_byte_cap, spans
 from evals.results_table import ROWS, Row, markdown
 from evals.scoring import IncidentScore, Summary, summarise
 from evals.sources import VIEWS, View
@@ -39,6 +40,7 @@ HELDOUT_MARKS = ("<!-- heldout:start -->", "<!-- heldout:end -->")
 ROUNDS_MARKS = ("<!-- rounds:start -->", "<!-- rounds:end -->")
 ROUNDS_DOC = ROOT / "evals" / "ROUNDS.md"
 GUARD_MARKS = ("<!-- guard:start -->", "<!-- guard:end -->")
+MISSES_MARKS = ("<!-- misses:start -->", "<!-- misses:end -->")
 # tests/test_eval_suite.py guards what the engine has been tuned on (fit and seen, the held-out round
 # left out) since round 22 (52c53c9); from round 14 to 21 its floors held the whole suite.
 GUARD_SINCE = 22
@@ -669,6 +671,70 @@ def guard_section(run: EvalRun, tuned: dict[int, list[IncidentScore]]) -> str:
     return "\n".join(lines)
 
 
+def stretch_decisions(run: EvalRun) -> dict[int, list[Decision]]:
+    """The running stretch (the last of UNTUNED_STRETCHES, ending at the held-out round), round by
+    round: each earlier round's decisions as first scored, blind, read from its file, and the held-out
+    round's from the current run."""
+    first, end = UNTUNED_STRETCHES[-1]
+    out = {
+        n: [
+            Decision.from_entry(e) for e in doc.get("incidents", []) if condition_of(e["id"]) in ROUNDS[n - 1]
+        ]
+        for n, doc in _blind_docs()
+        if first <= n <= end
+    }
+    if end == len(ROUNDS):
+        held = _real_in("held-out")
+        out[end] = [
+            Decision(
+                id=r.replay.id,
+                truth=r.truth[0] if r.truth else "none",
+                causes=tuple(r.replay.causes),
+                acted=bool(r.replay.actions),
+                score=r.score,
+            )
+            for r in run.results
+            if held(r.replay.id, r.tags)
+        ]
+    return out
+
+
+def _share(k: int, n: int) -> str:
+    return f"{k / n:.2f} ({k} of {n})" if n else "n/a"
+
+
+def misses_section(by_round: Mapping[int, Sequence[Decision]]) -> str:
+    """The README's table of what the running stretch missed, by kind (evals.misses)."""
+    kinds = count(by_round)
+    total = sum(len(d) for d in by_round.values())
+    first, end = min(by_round, default=0), max(by_round, default=0)
+    rest = [d.score for ds in by_round.values() for d in ds if not on_byte_cap(d.id)]
+    held = [s.restraint for s in rest if s.restraint is not None]
+    lines = [
+        MISSES_MARKS[0],
+        "",
+        f"What rounds {first} to {end} missed ({total} recordings, each decision as first scored, blind),",
+        "by kind (`evals/misses.py`: a miss goes under the first kind whose test it meets); each round's",
+        "own misses are in [evals/ROUNDS.md](evals/ROUNDS.md). Regenerate with `make results`.",
+        "",
+        "| kind | recordings missed | named wrong first | actions wrong | not restrained | rounds |",
+        "|---|---:|---:|---:|---:|---|",
+        *(
+            f"| {k.kind.what} | {k.recordings} | {k.named_wrong} | {k.actions_wrong} | {k.unrestrained} | "
+            f"{spans(k.rounds)} |"
+            for k in kinds
+        ),
+        f"| every miss | {sum(k.recordings for k in kinds)} | {sum(k.named_wrong for k in kinds)} | "
+        f"{sum(k.actions_wrong for k in kinds)} | {sum(k.unrestrained for k in kinds)} | |",
+        "",
+        f"Without the byte caps, rounds {first} to {end} read "
+        f"AC@1 {_share(sum(s.ac1 for s in rest), len(rest))} and restraint {_share(sum(held), len(held))}.",
+        "",
+        MISSES_MARKS[1],
+    ]
+    return "\n".join(lines)
+
+
 def blind_rounds() -> dict[int, Summary]:
     """Each earlier round's held-out figures, by round number, as scored before it was tuned on."""
     out: dict[int, Summary] = {}
@@ -803,6 +869,7 @@ def main() -> None:
     blind = blind_scores()
     untuned = untuned_scores(blind)
     text = replace_section(text, HELDOUT_MARKS, heldout_section(views, blind, untuned))
+    text = replace_section(text, MISSES_MARKS, misses_section(stretch_decisions(run)))
     llm_file = args.results / LLM_EVAL
     llm_doc = json.loads(llm_file.read_text()) if llm_file.exists() else None
     text = replace_section(text, LLM_MARKS, llm_section(run, llm_doc))
