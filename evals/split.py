@@ -1426,7 +1426,6 @@ HELD_OUT_96: frozenset[str] = frozenset(
 )
 # The ninety-seventh round, written down after the ninety-sixth was scored (once, at 30516ef; figures in
 # bench/results/eval-heldout-round96.json), with no change to the engine since (`python -m evals.draw 97`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_97: frozenset[str] = frozenset(
     {
         "ra512-iops35-raw-rootwrites-mid-i2",
@@ -1537,6 +1536,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_94,
     HELD_OUT_95,
     HELD_OUT_96,
+    HELD_OUT_97,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
