@@ -763,6 +763,7 @@ def llm_section(rules: EvalRun, doc: dict[str, Any] | None) -> str:
     for label, show in ROWS:
         lines.append(f"| {label} | {show(rules.summary)} | {show(llm)} |")
     lines += _llm_by_split(rules, doc)
+    lines += _llm_differences(rules, doc)
     stats = doc.get("llm") or {}
     if stats:
         own, decisions = stats.get("llm_used", 0), stats.get("decisions", 0)
@@ -807,6 +808,51 @@ def _llm_by_split(rules: EvalRun, doc: dict[str, Any]) -> list[str]:
             f"{_rate(m.restraint)} | {_rate(r.restraint)} |"
         )
     return out
+
+
+def _round_of(ident: str) -> str:
+    """Which held-out round recorded an incident (or the fit split it belongs to)."""
+    cond = condition_of(ident)
+    found = next((n for n, r in enumerate(ROUNDS, 1) if cond in r), None)
+    return f"round {found}" if found else "fit"
+
+
+def _done(actions: list[dict[str, Any]]) -> str:
+    if not actions:
+        return "left alone"
+    return ", ".join(f"{a['primitive']} {a['value']}" for a in actions)
+
+
+def _llm_differences(rules: EvalRun, doc: dict[str, Any]) -> list[str]:
+    """Every decision whose actions the model and the rules score differently, with both answers and
+    the model's margin: what the actions row's difference is made of."""
+    mine = {i["id"]: i for i in doc.get("incidents", [])}
+    rows: list[str] = []
+    won = 0
+    for r in rules.results:
+        m = mine.get(r.replay.id)
+        if m is None or m["score"]["action_ok"] == r.score.action_ok:
+            continue
+        model_right = bool(m["score"]["action_ok"])
+        won += model_right
+        margin = "" if m.get("margin") is None else f"{m['margin']:.2f}"
+        theirs = _done([a.model_dump() for a in r.replay.actions])
+        rows.append(
+            f"| `{r.replay.id}` ({_round_of(r.replay.id)}) | {', '.join(r.truth)} | "
+            f"{'right' if r.score.action_ok else 'wrong'}: {theirs} | "
+            f"{'right' if model_right else 'wrong'}: {_done(m.get('actions', []))} | {margin} |"
+        )
+    if not rows:
+        return []
+    return [
+        "",
+        f"Decisions where their actions differ: {len(rows)} (the model right in {won}, the rules in "
+        f"{len(rows) - won}).",
+        "",
+        "| incident | truth | the rules | the model | margin |",
+        "|---|---|---|---|---:|",
+        *rows,
+    ]
 
 
 def chat_section(docs: dict[str, dict[str, Any]]) -> str:

@@ -287,3 +287,31 @@ def test_llm_section_gives_each_split_beside_the_rules_and_who_answered(tmp_path
     assert f"| held-out round {len(ROUNDS)} (not used for anything) | 1 |" in text
     assert "seen:" not in text  # a split the run does not hold is left out
     assert "the model abstained on a small margin 1" in text
+    assert "their actions differ" not in text  # the same decisions: nothing to list
+
+
+def test_llm_section_lists_each_decision_whose_actions_differ_from_the_rules(tmp_path: Path) -> None:
+    from agent.proposers.rules import RuleProposer, load_policies
+    from bench.readme_results import llm_section
+    from evals.harness import evaluate
+    from evals.split import ROUNDS, split_of
+
+    suite = _one_recording_per_split(tmp_path, ("fit", "held-out"))
+    rules = evaluate([suite], lambda: RuleProposer(load_policies([], with_default=True)))
+    doc = rules.to_json()
+    held = next(i for i in doc["incidents"] if split_of(i["id"]) == "held-out")
+    right = held["score"]["action_ok"]
+    held["score"]["action_ok"] = not right  # the model scored the other way on this one
+    held["actions"] = (
+        [] if held["actions"] else [{"primitive": "block.read_ahead_kb", "target": "vda", "value": 4096}]
+    )
+    held["margin"] = 1.4
+    text = llm_section(rules, doc)
+    won = 0 if right else 1
+    assert (
+        f"Decisions where their actions differ: 1 (the model right in {won}, the rules in {1 - won})." in text
+    )
+    row = next(line for line in text.splitlines() if line.startswith(f"| `{held['id']}`"))
+    mine = "left alone" if not held["actions"] else "block.read_ahead_kb 4096"
+    assert f"{'right' if not right else 'wrong'}: {mine} | 1.40 |" in row
+    assert f"(round {len(ROUNDS)})" in row
