@@ -49,46 +49,31 @@ UNCAPPED = _cond(lambda c: c.scenario == "readahead" and not c.built().read_iops
 REQUEST_CAP = _cond(lambda c: c.scenario == "readahead" and bool(c.built().read_iops))
 
 
-@pytest.mark.parametrize(
-    ("decision", "kind"),
-    [
-        (
-            _decision(BYTE_CAP, "storage_latency", "readahead_mismatch", acted=True, action_ok=False),
-            "byte cap",
-        ),
-        (
-            _decision(CHECKPOINT, "none", "writeback_burst", acted=True, action_ok=False),
-            "checkpoint under 20 %",
-        ),
-        (
-            _decision(CONTENTION, "none", "cpu_contention", acted=False, action_ok=True),
-            "contention under 20 %",
-        ),
-        (
-            _decision(CHECKPOINT, "writeback_burst", "cpu_contention", acted=False, action_ok=False),
-            "named after a hog",
-        ),
-        (
-            _decision(UNCAPPED, "none", "readahead_mismatch", acted=True, action_ok=False),
-            "healthy reader as a request cap",
-        ),
-        (
-            _decision(UNCAPPED, "readahead_mismatch", "dataloader_starvation", acted=True, action_ok=False),
-            "one fix measured",
-        ),
-        (_decision(UNCAPPED, "readahead_mismatch", "none", acted=False, action_ok=False), "gain named none"),
-        (
-            _decision(REQUEST_CAP, "readahead_mismatch", "readahead_mismatch", acted=False, action_ok=False),
-            "under the confidence to act",
-        ),
-        (
-            _decision(REQUEST_CAP, "readahead_mismatch", "storage_latency", acted=True, action_ok=True),
-            "other",
-        ),
-    ],
-)
-def test_each_miss_goes_under_the_first_kind_it_meets(decision: Decision, kind: str) -> None:
-    assert kind_of(decision) == kind
+# (condition, truth, top cause, acted, actions acceptable, the kind it goes under)
+CASES = [
+    (BYTE_CAP, "storage_latency", "readahead_mismatch", True, False, "byte cap"),
+    (CHECKPOINT, "none", "writeback_burst", True, False, "checkpoint under 20 %"),
+    (CONTENTION, "none", "cpu_contention", False, True, "contention under 20 %"),
+    (CHECKPOINT, "writeback_burst", "cpu_contention", False, False, "named after a hog"),
+    (UNCAPPED, "none", "readahead_mismatch", True, False, "healthy reader as a request cap"),
+    (UNCAPPED, "readahead_mismatch", "dataloader_starvation", True, False, "one fix measured"),
+    (UNCAPPED, "readahead_mismatch", "none", False, False, "gain named none"),
+    (REQUEST_CAP, "readahead_mismatch", "readahead_mismatch", False, False, "under the confidence to act"),
+    (REQUEST_CAP, "readahead_mismatch", "storage_latency", True, True, "other"),
+    # The reclaim scenario caps its device's bandwidth as setup: not a byte cap.
+    (RECLAIM, "memory_reclaim", "readahead_mismatch", True, False, "other"),
+]
+
+
+@pytest.mark.parametrize(("condition", "truth", "top", "acted", "action_ok", "kind"), CASES)
+def test_each_miss_goes_under_the_first_kind_it_meets(
+    condition: str, truth: str, top: str, acted: bool, action_ok: bool, kind: str
+) -> None:
+    assert kind_of(_decision(condition, truth, top, acted=acted, action_ok=action_ok)) == kind
+
+
+def test_every_kind_has_a_case() -> None:
+    assert {k for *_, k in CASES} == {k.name for k in KINDS}
 
 
 def test_right_decisions_and_recordings_outside_the_matrix_have_no_kind() -> None:
