@@ -607,14 +607,14 @@ def _blind_docs() -> tuple[tuple[int, dict[str, Any]], ...]:
     )
 
 
+def _round_file_entries(n: int, doc: dict[str, Any], own: bool) -> list[dict[str, Any]]:
+    """The incidents in round n's file: its own recordings (`own`) or all the others."""
+    return [i for i in doc.get("incidents", []) if (condition_of(i["id"]) in ROUNDS[n - 1]) == own]
+
+
 def _round_file_scores(n: int, doc: dict[str, Any], own: bool) -> list[IncidentScore]:
     """The per-incident scores in round n's file: its own recordings' (`own`) or all the others'."""
-    conditions = ROUNDS[n - 1]
-    return [
-        IncidentScore.model_validate(i["score"])
-        for i in doc.get("incidents", [])
-        if (condition_of(i["id"]) in conditions) == own
-    ]
+    return [IncidentScore.model_validate(i["score"]) for i in _round_file_entries(n, doc, own)]
 
 
 def blind_scores() -> dict[int, list[IncidentScore]]:
@@ -678,25 +678,13 @@ def stretch_decisions(run: EvalRun) -> dict[int, list[Decision]]:
     round's from the current run."""
     first, end = UNTUNED_STRETCHES[-1]
     out = {
-        n: [
-            Decision.from_entry(e) for e in doc.get("incidents", []) if condition_of(e["id"]) in ROUNDS[n - 1]
-        ]
+        n: [Decision.from_entry(e) for e in _round_file_entries(n, doc, own=True)]
         for n, doc in _blind_docs()
         if first <= n <= end
     }
     if end == len(ROUNDS):
         held = _real_in("held-out")
-        out[end] = [
-            Decision(
-                id=r.replay.id,
-                truth=r.truth[0] if r.truth else "none",
-                causes=tuple(r.replay.causes),
-                acted=bool(r.replay.actions),
-                score=r.score,
-            )
-            for r in run.results
-            if held(r.replay.id, r.tags)
-        ]
+        out[end] = [Decision.from_result(r) for r in run.results if held(r.replay.id, r.tags)]
     return out
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from evals.harness import Result
 from evals.matrix import CONDITIONS, Condition
 from evals.scoring import IncidentScore
 from evals.split import condition_of
@@ -43,6 +44,17 @@ class Decision:
             causes=tuple(entry.get("causes", [])),
             acted=bool(entry.get("actions")),
             score=IncidentScore.model_validate(entry["score"]),
+        )
+
+    @classmethod
+    def from_result(cls, r: Result) -> Decision:
+        """From a result of the current run."""
+        return cls(
+            id=r.replay.id,
+            truth=r.truth[0] if r.truth else "none",
+            causes=tuple(r.replay.causes),
+            acted=bool(r.replay.actions),
+            score=r.score,
         )
 
 
