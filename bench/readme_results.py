@@ -144,6 +144,7 @@ BLIND_ROUNDS: dict[int, str] = {
     94: "0b1c50d",
     95: "6706fcb",
     96: "30516ef",
+    97: "7774c47",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -162,7 +163,7 @@ BLIND_ROUNDS: dict[int, str] = {
 # beside a little of others' work (five decisions of rounds 40, 53 and 56, to right); rounds 57-58
 # ran on that one. After round 58, 41c4fd4 changed how reclaim in step with the reads is counted
 # where refaults are not (four decisions of rounds 19, 44 and 56 through the spec's names alone, to
-# right; none in any other view); rounds 59-97 ran on that one.
+# right; none in any other view); rounds 59-98 ran on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (15, 18),
     (19, 20),
@@ -171,7 +172,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (31, 37),
     (38, 56),
     (57, 58),
-    (59, 97),
+    (59, 98),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -1440,7 +1440,6 @@ HELD_OUT_97: frozenset[str] = frozenset(
 )
 # The ninety-eighth round, written down after the ninety-seventh was scored (once, at 7774c47; figures in
 # bench/results/eval-heldout-round97.json), with no change to the engine since (`python -m evals.draw 98`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_98: frozenset[str] = frozenset(
     {
         "ra360-iops65-w1-rootwrites",
@@ -1552,6 +1551,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_95,
     HELD_OUT_96,
     HELD_OUT_97,
+    HELD_OUT_98,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
