@@ -1454,7 +1454,6 @@ HELD_OUT_98: frozenset[str] = frozenset(
 )
 # The ninety-ninth round, written down after the ninety-eighth was scored (once, at d154436; figures in
 # bench/results/eval-heldout-round98.json), with no change to the engine since (`python -m evals.draw 99`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_99: frozenset[str] = frozenset(
     {
         "ra88-iops100-raw-w1-memhog",
@@ -1567,6 +1566,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_96,
     HELD_OUT_97,
     HELD_OUT_98,
+    HELD_OUT_99,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
