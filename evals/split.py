@@ -1468,7 +1468,6 @@ HELD_OUT_99: frozenset[str] = frozenset(
 )
 # The hundredth round, written down after the ninety-ninth was scored (once, at d3b9571; figures in
 # bench/results/eval-heldout-round99.json), with no change to the engine since (`python -m evals.draw 100`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_100: frozenset[str] = frozenset(
     {
         "ra432-iops110-rootwrites-i2",
@@ -1582,6 +1581,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_97,
     HELD_OUT_98,
     HELD_OUT_99,
+    HELD_OUT_100,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
