@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent.proposers.rules import RuleProposer, load_policies
 from bench.figures import RESULTS, read_all
+from evals.caps import Reading, readings, table
 from evals.harness import EvalRun, evaluate
 from evals.misses import Decision, count, on_byte_cap, spans
 from evals.results_table import ROWS, Row, markdown
@@ -41,6 +42,7 @@ ROUNDS_MARKS = ("<!-- rounds:start -->", "<!-- rounds:end -->")
 ROUNDS_DOC = ROOT / "evals" / "ROUNDS.md"
 GUARD_MARKS = ("<!-- guard:start -->", "<!-- guard:end -->")
 MISSES_MARKS = ("<!-- misses:start -->", "<!-- misses:end -->")
+CAPS_MARKS = ("<!-- caps:start -->", "<!-- caps:end -->")
 # tests/test_eval_suite.py guards what the engine has been tuned on (fit and seen, the held-out round
 # left out) since round 22 (52c53c9); from round 14 to 21 its floors held the whole suite.
 GUARD_SINCE = 22
@@ -727,6 +729,22 @@ def misses_section(by_round: Mapping[int, Sequence[Decision]]) -> str:
     return "\n".join(lines)
 
 
+def caps_section(rows: Sequence[Reading]) -> str:
+    """The README's table of which rate each capped reader's device held flat (evals.caps)."""
+    lines = [
+        CAPS_MARKS[0],
+        "",
+        f"Which rate a cap held flat, on every capped reader the suite holds ({len(rows)} recordings,",
+        "`python -m evals.caps`): the ratio is the spread of requests/s over that of kB/s from the",
+        "fault's onset on, the engine's own test of a cap that may be on requests.",
+        "",
+        table(rows),
+        "",
+        CAPS_MARKS[1],
+    ]
+    return "\n".join(lines)
+
+
 def blind_rounds() -> dict[int, Summary]:
     """Each earlier round's held-out figures, by round number, as scored before it was tuned on."""
     out: dict[int, Summary] = {}
@@ -908,6 +926,7 @@ def main() -> None:
     untuned = untuned_scores(blind)
     text = replace_section(text, HELDOUT_MARKS, heldout_section(views, blind, untuned))
     text = replace_section(text, MISSES_MARKS, misses_section(stretch_decisions(run)))
+    text = replace_section(text, CAPS_MARKS, caps_section(readings(SUITE)))
     llm_file = args.results / LLM_EVAL
     llm_doc = json.loads(llm_file.read_text()) if llm_file.exists() else None
     text = replace_section(text, LLM_MARKS, llm_section(run, llm_doc))

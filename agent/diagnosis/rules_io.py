@@ -12,6 +12,7 @@ their request sizes are its consequence, not a cause of their own).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from agent.diagnosis.baseline import mean, median
@@ -287,6 +288,7 @@ CAPPED_WEIGHT = 0.4
 # 608 kB 1.4-1.7, so near 1-2 the ratio does not tell either. Under small windows both caps give
 # 1.1-47: the throttle counts bios of the window's size, and the request count at the device
 # jitters with merging, so there kB/s is the flatter whatever the cap is on, and nothing tells.
+# `python -m evals.caps` measures this test again on every capped reader the suite holds.
 ON_REQUESTS = 2.0
 
 
@@ -640,10 +642,15 @@ SAME_READS = 0.05
 
 
 def reading_device(v: SpanView) -> tuple[str, float] | None:
-    """The device the data is read from in the span and its read rate (kB/s): the busiest reader,
-    and, where a stacked device and the disk beneath it read alike, the stacked one, which is where
-    the files live. None when no device's reads are measured or none reads."""
-    rates = [(d, x) for d, x in _read_rates(v).items() if x > 0.0]
+    """The device the data is read from in the span and its read rate (kB/s); see data_reader."""
+    return data_reader(_read_rates(v))
+
+
+def data_reader(read_kbps: Mapping[str, float]) -> tuple[str, float] | None:
+    """Of each device's read rate (kB/s), the device the data is read from and its rate: the busiest
+    reader, and, where a stacked device and the disk beneath it read alike, the stacked one, which is
+    where the files live. None when no device's reads are measured or none reads."""
+    rates = [(d, x) for d, x in read_kbps.items() if x > 0.0]
     if not rates:
         return None
     top = max(x for _, x in rates)
