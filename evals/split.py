@@ -1482,7 +1482,6 @@ HELD_OUT_100: frozenset[str] = frozenset(
 )
 # The hundred-and-first round, written down after the hundredth was scored (once, at a557d30; figures in
 # bench/results/eval-heldout-round100.json), with no change to the engine since (`python -m evals.draw 101`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_101: frozenset[str] = frozenset(
     {
         "ra216-iops45-w3-memhog-i2",
@@ -1597,6 +1596,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_98,
     HELD_OUT_99,
     HELD_OUT_100,
+    HELD_OUT_101,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
