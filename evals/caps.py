@@ -8,7 +8,7 @@ that test again on every recording of a capped reader in the suite, grouped by t
 and what the matrix capped, so the constant's provenance is a command rather than a few rounds'
 figures: `python -m evals.caps [INCIDENTS_DIR]`.
 
-The spread is the engine's own (`_spread`: the coefficient of variation of the positive samples),
+The spread is the engine's own (`spread`: the coefficient of variation of the positive samples),
 over the samples from the fault's onset on, for the device the engine takes the data to be read
 from (`data_reader`).
 """
@@ -23,9 +23,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.diagnosis.rules_io import ON_REQUESTS, data_reader
+from agent.diagnosis.rules_io import ON_REQUESTS, data_reader, spread
 from core.incident import Incident, IncidentError, load_incident
-from evals.matrix import CONDITIONS, Condition
+from evals.matrix import by_name, cap_on
 from evals.split import condition_of
 
 # Window classes (kB, upper bound inclusive): the engine's small windows, then up to the 1 MiB
@@ -55,27 +55,8 @@ class Reading:
         return self.requests_cv <= ON_REQUESTS * self.bytes_cv
 
 
-def _cap(cond: Condition) -> str | None:
-    sc = cond.built()
-    if cond.scenario != "readahead":
-        return None
-    if sc.read_iops and not sc.read_bps:
-        return "requests"
-    if sc.read_bps and not sc.read_iops:
-        return "bytes"
-    return None
-
-
-def _cv(xs: Sequence[float]) -> float | None:
-    xs = [x for x in xs if x == x and x > 0.0]
-    if len(xs) < 5:
-        return None
-    level = statistics.fmean(xs)
-    return math.sqrt(statistics.fmean([(x - level) ** 2 for x in xs])) / level
-
-
 def reading(inc: Incident, cap: str) -> Reading | None:
-    """The flatness of both rates on the device that read the most, from the onset on; None when
+    """The flatness of both rates on the device the data is read from, from the onset on; None when
     either rate is missing or too short."""
     onset = inc.truth.onset_t or 0.0
     samples = [s.m for s in inc.samples if s.t >= onset]
@@ -97,19 +78,18 @@ def reading(inc: Incident, cap: str) -> Reading | None:
         return None
     dev = reader[0]
     window = inc.knobs.get(f"block.read_ahead_kb@{dev}")
-    req, byt = _cv(column(f"io.{dev}.read_iops")), _cv(column(f"io.{dev}.read_kbps"))
+    req, byt = spread(column(f"io.{dev}.read_iops")), spread(column(f"io.{dev}.read_kbps"))
     if not isinstance(window, int | float) or req is None or byt is None:
         return None
-    return Reading(inc.id, float(window), cap, req, byt)
+    return Reading(inc.id, float(window), cap, req[1], byt[1])
 
 
 def readings(folder: Path) -> list[Reading]:
     """Every capped reader of the matrix among the incidents under `folder`."""
-    conds = {c.name: c for c in CONDITIONS}
     out: list[Reading] = []
     for path in sorted(p for p in folder.iterdir() if p.is_dir()):
-        cond = conds.get(condition_of(path.name) or "")
-        cap = _cap(cond) if cond is not None else None
+        cond = by_name().get(condition_of(path.name) or "")
+        cap = cap_on(cond) if cond is not None else None
         if cap is None:
             continue
         r = reading(load_incident(path), cap)

@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -6857,6 +6858,24 @@ CONDITIONS: tuple[Condition, ...] = (
         setup={"read_iops": None, "noise": ("memhog",)},
     ),
 )
+
+
+@lru_cache(maxsize=1)
+def by_name() -> dict[str, Condition]:
+    """Every condition of the matrix by its name."""
+    return {c.name: c for c in CONDITIONS}
+
+
+def cap_on(cond: Condition) -> Literal["requests", "bytes"] | None:
+    """What a reader's device is capped on (bytes where a condition caps both); None for readers on
+    an uncapped device and for the other scenarios, whose caps are part of their setup, not the
+    fault (the reclaim scenario caps its device's bandwidth)."""
+    if cond.scenario != "readahead":
+        return None
+    sc = cond.built()
+    if sc.read_bps:
+        return "bytes"
+    return "requests" if sc.read_iops else None
 
 
 # -- what the truth says when the fix acts on the cause ---------------------------------------------

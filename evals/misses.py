@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from evals.harness import Result
-from evals.matrix import CONDITIONS, Condition
+from evals.matrix import Condition, by_name, cap_on
 from evals.scoring import IncidentScore
 from evals.split import condition_of
 
@@ -70,9 +69,8 @@ def _top(d: Decision) -> str:
 
 
 def _byte_capped(c: Condition) -> bool:
-    """A reader on a device capped on bandwidth (the reclaim scenario caps its device too, as part of
-    its setup, not as the fault)."""
-    return c.scenario == "readahead" and bool(c.built().read_bps)
+    """A reader on a device capped on bandwidth."""
+    return cap_on(c) == "bytes"
 
 
 def _uncapped(c: Condition) -> bool:
@@ -125,15 +123,10 @@ KINDS: tuple[Kind, ...] = (
 )
 
 
-@lru_cache(maxsize=1)
-def _conditions() -> dict[str, Condition]:
-    return {c.name: c for c in CONDITIONS}
-
-
 def kind_of(d: Decision) -> str | None:
     """The kind of a missed decision on a matrix recording; None where it was not missed or is no
     matrix recording."""
-    cond = _conditions().get(condition_of(d.id) or "")
+    cond = by_name().get(condition_of(d.id) or "")
     if cond is None or not d.missed:
         return None
     return next(k.name for k in KINDS if k.test(cond, d))
@@ -141,7 +134,7 @@ def kind_of(d: Decision) -> str | None:
 
 def on_byte_cap(incident_id: str) -> bool:
     """A matrix recording of a device capped on bandwidth (the kind every round misses)."""
-    cond = _conditions().get(condition_of(incident_id) or "")
+    cond = by_name().get(condition_of(incident_id) or "")
     return cond is not None and _byte_capped(cond)
 
 

@@ -12,7 +12,7 @@ their request sizes are its consequence, not a cause of their own).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from agent.diagnosis.baseline import mean, median
@@ -295,9 +295,13 @@ ON_REQUESTS = 2.0
 def _spread(v: SpanView, name: str) -> tuple[float, float] | None:
     """(level, coefficient of variation) of a rate over the span, or None when too few samples."""
     col = v.frame.column(name)
-    if col is None:
-        return None
-    xs = [col[i] for i in v.span.idx if col[i] == col[i] and col[i] > 0.0]
+    return None if col is None else spread(col[i] for i in v.span.idx)
+
+
+def spread(samples: Iterable[float]) -> tuple[float, float] | None:
+    """(level, coefficient of variation) of a rate's measured, positive samples, or None when there
+    are fewer than five: how flat a cap holds it (PINNED_CV, ON_REQUESTS)."""
+    xs = [x for x in samples if x == x and x > 0.0]
     if len(xs) < 5:
         return None
     level = mean(xs)
