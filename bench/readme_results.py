@@ -150,6 +150,7 @@ BLIND_ROUNDS: dict[int, str] = {
     98: "d154436",
     99: "d3b9571",
     100: "a557d30",
+    101: "731f724",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -168,7 +169,7 @@ BLIND_ROUNDS: dict[int, str] = {
 # beside a little of others' work (five decisions of rounds 40, 53 and 56, to right); rounds 57-58
 # ran on that one. After round 58, 41c4fd4 changed how reclaim in step with the reads is counted
 # where refaults are not (four decisions of rounds 19, 44 and 56 through the spec's names alone, to
-# right; none in any other view); rounds 59-101 ran on that one.
+# right; none in any other view); rounds 59-102 ran on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (15, 18),
     (19, 20),
@@ -177,7 +178,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (31, 37),
     (38, 56),
     (57, 58),
-    (59, 101),
+    (59, 102),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

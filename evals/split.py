@@ -1497,7 +1497,6 @@ HELD_OUT_101: frozenset[str] = frozenset(
 # The hundred-and-second round, written down after the hundred-and-first was scored (once, at
 # 731f724; figures in bench/results/eval-heldout-round101.json), with no change to the engine since
 # (`python -m evals.draw 102`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_102: frozenset[str] = frozenset(
     {
         "ra184-iops185-rootwrites-i2",
@@ -1613,6 +1612,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_99,
     HELD_OUT_100,
     HELD_OUT_101,
+    HELD_OUT_102,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")

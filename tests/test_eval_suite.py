@@ -135,14 +135,14 @@ def test_rules_mode_meets_the_bar() -> None:
     # round is scored and reported, never a target, so its misses do not move this guard. A floor is
     # lowered, on purpose, only when the known misses of the round that joined take a share under it;
     # evals/ROUNDS.md ("The regression guard") gives each floor's history and the figures at every
-    # scoring (`make results`): with round 101 held out, 0.8052 (1368 of 1699) and 0.7023 (611 of 870).
+    # scoring (`make results`): with round 102 held out, 0.8041 (1379 of 1715) and 0.6997 (615 of 879).
     # Known and listed in the README: bandwidth caps read as request caps, capped windows between 512 kB
     # and 1 MiB, healthy readers named starved or read as a request cap, checkpoints whose fix lifted
     # samples/s by less than 20 %.
     tuned = [r.score for r in run.results if split_of(r.replay.id) != "held-out"]
     assert sum(s.ac1 for s in tuned) >= 0.80 * len(tuned)
     held = [s.restraint for s in tuned if s.restraint is not None]
-    assert sum(held) >= 0.70 * len(held)
+    assert sum(held) >= 0.69 * len(held)
     # The share sinks as each round's known misses join; what may not grow is a miss of any other kind.
     unknown = [s.id for s in tuned if s.restraint is False and not _known_restraint_miss(s.id)]
     assert unknown == []
