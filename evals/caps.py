@@ -6,7 +6,8 @@ which of the two rates is the flatter (`ON_REQUESTS` in agent/diagnosis/rules_io
 most that many times as variable as kB/s reads as a cap that may be on requests). This measures
 that test again on every recording of a capped reader in the suite, grouped by the window's size
 and what the matrix capped, so the constant's provenance is a command rather than a few rounds'
-figures: `python -m evals.caps [INCIDENTS_DIR]`.
+figures: `python -m evals.caps [INCIDENTS_DIR]`. The engine trusts the test only under windows
+above `CAP_TEST_KB`: there a cap held on bytes is the device's, and no window is named beside it.
 
 The spread is the engine's own (`spread`: the coefficient of variation of the positive samples),
 over the samples from the fault's onset on, for the device the engine takes the data to be read

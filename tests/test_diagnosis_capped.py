@@ -158,3 +158,25 @@ def test_a_byte_cap_under_a_mid_window_leaves_the_device_first() -> None:
     d = _reader(704, swing=0.005, sizes=-0.1, held="bytes")
     assert d.top.category is Category.STORAGE_LATENCY, [(c.category.value, c.confidence) for c in d.causes]
     assert d.top.evidence[0].metric == "io.loop0.read_kbps"
+
+
+def test_a_byte_cap_above_256_kb_is_the_device_and_below_it_the_window_may_be() -> None:
+    """Above 256 kB a window's requests vary enough for the flatter rate to tell a cap on bytes
+    (CAP_TEST_KB): bytes held flat while the request count moves are the device's cap, named first
+    with its kB/s, and neither readahead nor the loaders stand beside it. At 256 kB and below the
+    test tells nothing (`python -m evals.caps`), so the small window keeps its place first; and a
+    cap on requests under the same mid window still names the window first."""
+    for ra in (320, 480):
+        d = _reader(ra, swing=0.005, sizes=-0.1, held="bytes")
+        ranked = [(c.category.value, round(c.confidence, 3)) for c in d.causes]
+        assert d.top.category is Category.STORAGE_LATENCY, (ra, ranked)
+        assert d.top.evidence[0].metric == "io.loop0.read_kbps"
+        assert "no larger window lifts it" in d.top.summary
+        window = next(c for c in d.causes if c.category is Category.READAHEAD_MISMATCH)
+        starved = next(c for c in d.causes if c.category is Category.DATALOADER_STARVATION)
+        assert window.confidence == 0.0 and starved.confidence < 0.05, (ra, ranked)
+        held = _reader(ra, swing=0.005, sizes=0.1)
+        assert held.top.category is Category.READAHEAD_MISMATCH, (ra, held.causes)
+    for ra in (128, 256):
+        d = _reader(ra, swing=0.005, sizes=-0.1, held="bytes")
+        assert d.top.category is Category.READAHEAD_MISMATCH, (ra, d.causes)
