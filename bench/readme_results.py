@@ -151,6 +151,7 @@ BLIND_ROUNDS: dict[int, str] = {
     99: "d3b9571",
     100: "a557d30",
     101: "731f724",
+    102: "7ffea0c",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -169,7 +170,9 @@ BLIND_ROUNDS: dict[int, str] = {
 # beside a little of others' work (five decisions of rounds 40, 53 and 56, to right); rounds 57-58
 # ran on that one. After round 58, 41c4fd4 changed how reclaim in step with the reads is counted
 # where refaults are not (four decisions of rounds 19, 44 and 56 through the spec's names alone, to
-# right; none in any other view); rounds 59-102 ran on that one.
+# right; none in any other view); rounds 59-102 ran on that one. After round 102, efa1f5d read a cap
+# held on bytes under a window above 256 kB as the device's, fitted on rounds 1-102 (CAP_TEST_KB);
+# rounds 103 on run on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (15, 18),
     (19, 20),
@@ -179,6 +182,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (38, 56),
     (57, 58),
     (59, 102),
+    (103, 103),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"
@@ -447,7 +451,8 @@ def _stretch_rows(
     run: EvalRun, untuned: dict[tuple[int, int], list[IncidentScore]]
 ) -> list[tuple[str, Summary]]:
     """One row per stretch of rounds scored with no tuning between them, pooled with the current
-    run's held-out scores where a stretch ends at the held-out round."""
+    run's held-out scores where a stretch ends at the held-out round. A stretch of one round so far is
+    that round's own row, not repeated."""
     now = _held_scores(run)
     return [
         (
@@ -455,6 +460,7 @@ def _stretch_rows(
             summarise([*scores, *(now if end == len(ROUNDS) else [])]),
         )
         for (first, end), scores in untuned.items()
+        if first < end
     ]
 
 
@@ -491,11 +497,11 @@ def heldout_section(
     held = _part(run, _real_in("held-out"))
     last = len(ROUNDS)
     pooled = summarise([*(s for n in sorted(blind) for s in blind[n]), *_held_scores(run)])
-    # The README shows the longest stretch and every one after it, the last running now (since round
-    # 78 the running one, rounds 59 on, is the longest; rounds 38-56 were before it).
+    # The README shows the longest stretch and every one after it, the last running now (rounds 59-102,
+    # the longest since round 78, ended with efa1f5d; rounds 38-56 were before it).
     spans = list((untuned or {}).items())
     longest = max(range(len(spans)), key=lambda k: spans[k][0][1] - spans[k][0][0], default=0)
-    latest = dict(spans[longest:])
+    latest = {k: v for k, v in spans[longest:] if k[0] < k[1]}
     stretches = _stretch_rows(run, latest)
     rows: list[tuple[str, Summary]] = [
         ("every bundled incident (generator and real)", run.summary),
@@ -680,10 +686,10 @@ def guard_section(run: EvalRun, tuned: dict[int, list[IncidentScore]]) -> str:
 
 
 def stretch_decisions(run: EvalRun) -> dict[int, list[Decision]]:
-    """The running stretch (the last of UNTUNED_STRETCHES, ending at the held-out round), round by
-    round: each earlier round's decisions as first scored, blind, read from its file, and the held-out
-    round's from the current run."""
-    first, end = UNTUNED_STRETCHES[-1]
+    """The longest stretch of UNTUNED_STRETCHES (the most decisions scored blind on one engine), round
+    by round: each earlier round's decisions as first scored, blind, read from its file, and the
+    held-out round's from the current run where the stretch ends at it."""
+    first, end = max(UNTUNED_STRETCHES, key=lambda s: s[1] - s[0])
     out = {
         n: [Decision.from_entry(e) for e in _round_file_entries(n, doc, own=True)]
         for n, doc in _blind_docs()
@@ -700,7 +706,7 @@ def _share(k: int, n: int) -> str:
 
 
 def misses_section(by_round: Mapping[int, Sequence[Decision]]) -> str:
-    """The README's table of what the running stretch missed, by kind (evals.misses)."""
+    """The README's table of what the longest stretch missed, by kind (evals.misses)."""
     kinds = count(by_round)
     total = sum(len(d) for d in by_round.values())
     first, end = min(by_round, default=0), max(by_round, default=0)

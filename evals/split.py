@@ -1512,7 +1512,6 @@ HELD_OUT_102: frozenset[str] = frozenset(
 # The hundred-and-third round, written down after the hundred-and-second was scored (once, at
 # 7ffea0c; figures in bench/results/eval-heldout-round102.json) and after the engine last changed
 # (efa1f5d), so it judges that change (`python -m evals.draw 103`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_103: frozenset[str] = frozenset(
     {
         "ra272-iops55-raw-w1-memhog-mid-i2",
@@ -1629,6 +1628,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_100,
     HELD_OUT_101,
     HELD_OUT_102,
+    HELD_OUT_103,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")

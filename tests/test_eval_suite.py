@@ -133,16 +133,17 @@ def test_rules_mode_meets_the_bar() -> None:
     # Every round scored blind joins the suite with the misses it found, so what the engine has been
     # tuned on since (fit and seen) is guarded against regression, not held to a target. The held-out
     # round is scored and reported, never a target, so its misses do not move this guard. A floor is
-    # lowered, on purpose, only when the known misses of the round that joined take a share under it;
+    # lowered, on purpose, only when the known misses of the round that joined take a share under it,
+    # and raised when a change to the engine lifts a share well over it;
     # evals/ROUNDS.md ("The regression guard") gives each floor's history and the figures at every
-    # scoring (`make results`): with round 102 held out, 0.8041 (1379 of 1715) and 0.6997 (615 of 879).
+    # scoring (`make results`): with round 103 held out, 0.8134 (1408 of 1731) and 0.7596 (673 of 886).
     # Known and listed in the README: bandwidth caps read as request caps, capped windows between 512 kB
     # and 1 MiB, healthy readers named starved or read as a request cap, checkpoints whose fix lifted
     # samples/s by less than 20 %.
     tuned = [r.score for r in run.results if split_of(r.replay.id) != "held-out"]
-    assert sum(s.ac1 for s in tuned) >= 0.80 * len(tuned)
+    assert sum(s.ac1 for s in tuned) >= 0.81 * len(tuned)
     held = [s.restraint for s in tuned if s.restraint is not None]
-    assert sum(held) >= 0.69 * len(held)
+    assert sum(held) >= 0.75 * len(held)
     # The share sinks as each round's known misses join; what may not grow is a miss of any other kind.
     unknown = [s.id for s in tuned if s.restraint is False and not _known_restraint_miss(s.id)]
     assert unknown == []

@@ -146,13 +146,13 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
     assert all(len(scores[n]) == blind[n].incidents for n in scores)
     assert all(condition_of(s.id) in ROUNDS[n - 1] for n in scores for s in scores[n])
     untuned = untuned_scores(scores)
-    # Rounds 38-56 ran on one engine; 2d7bbe7 changed it after round 56 was scored, and 41c4fd4 (the
-    # reclaim stand-in, through the spec's names alone) after round 58; no decision has changed since,
-    # so the last stretch ends at the held-out round.
+    # Rounds 38-56 ran on one engine; 2d7bbe7 changed it after round 56 was scored, 41c4fd4 (the
+    # reclaim stand-in, through the spec's names alone) after round 58 and efa1f5d (a cap held on
+    # bytes) after round 102; the last stretch runs from round 103 to the held-out round.
     assert (
         list(untuned)
         == list(UNTUNED_STRETCHES)
-        == [(15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, 56), (57, 58), (59, held_out)]
+        == [(15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, 56), (57, 58), (59, 102), (103, held_out)]
     )
     for first, end in UNTUNED_STRETCHES:
         # The held-out round is the current run's: a stretch holds the blind scores before it.
@@ -166,10 +166,13 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
     assert f"| real, held-out round {held_out}, never tuned on | 1 |" in text
     pooled = sum(len(v) for v in scores.values()) + 1
     assert f"| real, held-out rounds 1-{held_out} pooled, each as first scored, blind | {pooled} |" in text
-    last = f"| real, held-out rounds 59-{held_out} pooled, each scored blind, no tuning between |"
-    assert f"{last} {len(untuned[(59, held_out)]) + 1} |" in text
-    # Since round 78 the running stretch is the longest (20 rounds to 38-56's 19): the earlier ones
-    # are in ROUNDS.md only.
+    longest = "| real, held-out rounds 59-102 pooled, each scored blind, no tuning between |"
+    assert f"{longest} {len(untuned[(59, 102)])} |" in text
+    running = f"| real, held-out rounds 103-{held_out} pooled, each scored blind, no tuning between |"
+    # A stretch of one round so far is that round's own row.
+    assert (f"{running} {len(untuned[(103, held_out)]) + 1} |" in text) is (held_out > 103)
+    # Rounds 59-102 are the longest stretch (44 rounds to 38-56's 19): the earlier ones are in
+    # ROUNDS.md only.
     for first, end in ((31, 37), (38, 56), (57, 58)):
         assert f"rounds {first}-{end} pooled" not in text
     assert "round 3, scored blind" not in text  # in ROUNDS.md
@@ -189,7 +192,8 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
     assert f"| round {held_out}, the held-out round, never tuned on | 1 |" in page
     for (first, end), pool in untuned.items():
         row = f"| real, held-out rounds {first}-{end} pooled, each scored blind, no tuning between |"
-        assert f"{row} {len(pool) + (1 if end == held_out else 0)} |" in page
+        # A stretch of one round so far is that round's own row.
+        assert (f"{row} {len(pool) + (1 if end == held_out else 0)} |" in page) is (first < end)
     round20 = [s for s in untuned[(19, 20)] if condition_of(s.id) in ROUNDS[19]]
     assert len(round20) == blind[20].incidents
     open_ = rounds_section(runs["all"], blind, {(20, held_out): round20})
