@@ -6,7 +6,9 @@ starved loader, contention, reclaim, a checkpoint writer and a healthy uncapped 
 beside one kind of background noise, from the start or mid-window, at a 1 s or 2 s interval. The
 draw is `random.Random(N * 1001)` over the ranges below, so anyone can check that a round was drawn,
 not picked; a condition whose settings were written down before round N (`evals/matrix.py`) is
-drawn again.
+drawn again. A family whose every setting is written down (the starved loader's 96, by round 104)
+draws from its wider ranges instead (WIDER), which no earlier round reached, so every round drawn
+before draws alike; where those are used up too, the command says so in one line.
 Earlier rounds were drawn by a script kept outside the repository, over the families and ranges
 their conditions show; from round 59 on, by this module.
 """
@@ -117,8 +119,8 @@ def _reader(rng: random.Random, cap: str) -> Drawn:
     return _common(rng, d, parts)
 
 
-def _starved(rng: random.Random) -> Drawn:
-    workers, prep = rng.choice((0, 1)), rng.choice((2, 3, 4))
+def _starved(rng: random.Random, preprocess: tuple[int, ...] = (2, 3, 4)) -> Drawn:
+    workers, prep = rng.choice((0, 1)), rng.choice(preprocess)
     d = Drawn("", "starvation", [f"workers-{workers}", f"preprocess-{prep}"])
     d.fault = {"workers": workers} if workers else {}
     d.setup = [f'"preprocess": {prep}']
@@ -169,6 +171,17 @@ FAMILIES: tuple[Callable[[random.Random], Drawn], ...] = (
     _checkpoint,
     _healthy,
 )
+# A family's wider ranges, drawn from once its own are used up: the starved loader at heavier
+# preprocessing (x5-x6 matrix passes per sample, where one or no loader worker starves the trainer
+# the more).
+WIDER: dict[int, Callable[[random.Random], Drawn]] = {3: lambda r: _starved(r, (5, 6))}
+# Draws of one family before its ranges count as used up: a family with one setting left of a
+# hundred finds it within this many tries but once in about e^50.
+ATTEMPTS = 5000
+
+
+class DrawError(Exception):
+    """A round cannot be drawn: a family's settings, its wider ones too, are all written down."""
 
 
 def written_down() -> dict[int, frozenset[str]]:
@@ -193,20 +206,36 @@ def draw(n: int) -> list[Drawn]:
     draws alike once it is in the matrix)."""
     rng = random.Random(n * 1001)
     seen, out = _recorded(n), []
-    for family in FAMILIES:
-        d = family(rng)
-        while d.key() in seen or d.name in seen:
-            d = family(rng)
+    for k, family in enumerate(FAMILIES):
+        d = _new(rng, family, seen)
+        wider = WIDER.get(k)
+        if d is None and wider is not None:
+            d = _new(rng, wider, seen)
+        if d is None:
+            raise DrawError(f"round {n}: every setting of family {k + 1} of {len(FAMILIES)} is written down")
         seen |= {d.key(), d.name}
         out.append(d)
     return out
+
+
+def _new(rng: random.Random, family: Callable[[random.Random], Drawn], seen: set[Any]) -> Drawn | None:
+    """The family's first draw not written down, or None after ATTEMPTS draws."""
+    for _ in range(ATTEMPTS):
+        d = family(rng)
+        if d.key() not in seen and d.name not in seen:
+            return d
+    return None
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1 or not argv[0].isdigit():
         print("usage: python -m evals.draw N (the round's number)", file=sys.stderr)
         return 2
-    drawn = draw(int(argv[0]))
+    try:
+        drawn = draw(int(argv[0]))
+    except DrawError as e:
+        print(f"evals.draw: {e}", file=sys.stderr)
+        return 2
     print("\n".join(d.source() for d in drawn))
     print()
     print("\n".join(f'        "{d.name}",' for d in drawn))

@@ -47,3 +47,19 @@ def test_every_drawn_condition_is_new_and_builds() -> None:
 def test_the_command_refuses_a_missing_round_number(capsys) -> None:  # type: ignore[no-untyped-def]
     assert main([]) == 2
     assert "usage" in capsys.readouterr().err
+
+
+def test_a_family_whose_settings_are_used_up_draws_from_its_wider_ranges(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Every starved loader of the usual ranges is written down (by round 104): a later round draws
+    one at heavier preprocessing, new; a family with no wider ranges left says so in one line."""
+    import evals.draw as D
+
+    later = D.draw(10**6)
+    starved = next(d for d in later if d.scenario == "starvation")
+    assert any(t in starved.tags for t in ("preprocess-5", "preprocess-6")), starved.name
+    assert starved.name not in {c.name for c in CONDITIONS}
+    monkeypatch.setattr(D, "WIDER", {})
+    monkeypatch.setattr(D, "ATTEMPTS", 200)
+    assert D.main(["1000000"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "family 4 of 8 is written down" in err
