@@ -174,7 +174,8 @@ def test_a_byte_cap_above_256_kb_is_the_device_and_below_it_the_window_may_be() 
         assert "no larger window lifts it" in d.top.summary
         window = next(c for c in d.causes if c.category is Category.READAHEAD_MISMATCH)
         starved = next(c for c in d.causes if c.category is Category.DATALOADER_STARVATION)
-        assert window.confidence == 0.0 and starved.confidence < 0.05, (ra, ranked)
+        # The window stays among the causes to check, after the cap: the test misreads some.
+        assert 0.0 < window.confidence < d.top.confidence and starved.confidence < 0.05, (ra, ranked)
         held = _reader(ra, swing=0.005, sizes=0.1)
         assert held.top.category is Category.READAHEAD_MISMATCH, (ra, held.causes)
     for ra in (128, 256):
