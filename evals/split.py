@@ -1527,7 +1527,6 @@ HELD_OUT_103: frozenset[str] = frozenset(
 # The hundred-and-fourth round, written down after the hundred-and-third was scored (once, at
 # aec6c48; figures in bench/results/eval-heldout-round103.json) and after the engine last changed
 # (efa1f5d), so it judges that change (`python -m evals.draw 104`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_104: frozenset[str] = frozenset(
     {
         "ra240-iops225-raw-hog-i2",
@@ -1645,6 +1644,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_101,
     HELD_OUT_102,
     HELD_OUT_103,
+    HELD_OUT_104,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
