@@ -445,6 +445,11 @@ def _figures(s: Summary) -> str:
     )
 
 
+def longest_stretch(stretches: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """The stretch (first, last) spanning the most rounds, the earliest of equals."""
+    return max(stretches, key=lambda s: s[1] - s[0])
+
+
 def _part(run: EvalRun, keep: Callable[[str, list[str]], bool]) -> Summary:
     return run.subset(lambda r: keep(r.replay.id, r.tags))
 
@@ -501,9 +506,10 @@ def heldout_section(
     pooled = summarise([*(s for n in sorted(blind) for s in blind[n]), *_held_scores(run)])
     # The README shows the longest stretch and every one after it, the last running now (rounds 59-102,
     # the longest since round 78, ended with efa1f5d; rounds 38-56 were before it).
-    spans = list((untuned or {}).items())
-    longest = max(range(len(spans)), key=lambda k: spans[k][0][1] - spans[k][0][0], default=0)
-    latest = {k: v for k, v in spans[longest:] if k[0] < k[1]}
+    stretched = untuned or {}
+    spans = list(stretched)
+    later = spans[spans.index(longest_stretch(spans)) :] if spans else []
+    latest = {k: stretched[k] for k in later if k[0] < k[1]}
     stretches = _stretch_rows(run, latest)
     rows: list[tuple[str, Summary]] = [
         ("every bundled incident (generator and real)", run.summary),
@@ -691,7 +697,7 @@ def stretch_decisions(run: EvalRun) -> dict[int, list[Decision]]:
     """The longest stretch of UNTUNED_STRETCHES (the most decisions scored blind on one engine), round
     by round: each earlier round's decisions as first scored, blind, read from its file, and the
     held-out round's from the current run where the stretch ends at it."""
-    first, end = max(UNTUNED_STRETCHES, key=lambda s: s[1] - s[0])
+    first, end = longest_stretch(UNTUNED_STRETCHES)
     out = {
         n: [Decision.from_entry(e) for e in _round_file_entries(n, doc, own=True)]
         for n, doc in _blind_docs()

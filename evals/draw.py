@@ -174,7 +174,9 @@ FAMILIES: tuple[Callable[[random.Random], Drawn], ...] = (
 # A family's wider ranges, drawn from once its own are used up: the starved loader at heavier
 # preprocessing (x5-x6 matrix passes per sample, where one or no loader worker starves the trainer
 # the more).
-WIDER: dict[int, Callable[[random.Random], Drawn]] = {3: lambda r: _starved(r, (5, 6))}
+WIDER: dict[Callable[[random.Random], Drawn], Callable[[random.Random], Drawn]] = {
+    _starved: lambda r: _starved(r, (5, 6))
+}
 # Draws of one family before its ranges count as used up: a family with one setting left of a
 # hundred finds it within this many tries but once in about e^50.
 ATTEMPTS = 5000
@@ -208,7 +210,7 @@ def draw(n: int) -> list[Drawn]:
     seen, out = _recorded(n), []
     for k, family in enumerate(FAMILIES):
         d = _new(rng, family, seen)
-        wider = WIDER.get(k)
+        wider = WIDER.get(family)
         if d is None and wider is not None:
             d = _new(rng, wider, seen)
         if d is None:
