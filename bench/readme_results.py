@@ -153,6 +153,7 @@ BLIND_ROUNDS: dict[int, str] = {
     101: "731f724",
     102: "7ffea0c",
     103: "aec6c48",
+    104: "74d9f6b",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -184,7 +185,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (38, 56),
     (57, 58),
     (59, 102),
-    (103, 104),
+    (103, 105),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -1542,7 +1542,6 @@ HELD_OUT_104: frozenset[str] = frozenset(
 # The hundred-and-fifth round, written down after the hundred-and-fourth was scored (once, at
 # 74d9f6b; figures in bench/results/eval-heldout-round104.json) and after the engine last changed
 # (efa1f5d, then cbe3926), so it judges that change (`python -m evals.draw 105`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_105: frozenset[str] = frozenset(
     {
         "ra392-iops185-w1-memhog-i2",
@@ -1661,6 +1660,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_102,
     HELD_OUT_103,
     HELD_OUT_104,
+    HELD_OUT_105,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
