@@ -1557,7 +1557,6 @@ HELD_OUT_105: frozenset[str] = frozenset(
 # The hundred-and-sixth round, written down after the hundred-and-fifth was scored (once, at
 # cb06749; figures in bench/results/eval-heldout-round105.json) and after the engine last changed
 # (efa1f5d, then cbe3926), so it judges that change (`python -m evals.draw 106`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_106: frozenset[str] = frozenset(
     {
         "ra304-iops245-raw-memhog",
@@ -1677,6 +1676,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_103,
     HELD_OUT_104,
     HELD_OUT_105,
+    HELD_OUT_106,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
