@@ -1572,7 +1572,6 @@ HELD_OUT_106: frozenset[str] = frozenset(
 # The hundred-and-seventh round, written down after the hundred-and-sixth was scored (once, at
 # 67e7721; figures in bench/results/eval-heldout-round106.json) and after the engine last changed
 # (efa1f5d, then cbe3926), so it judges that change (`python -m evals.draw 107`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_107: frozenset[str] = frozenset(
     {
         "ra336-iops190-rootwrites-i2",
@@ -1693,6 +1692,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_104,
     HELD_OUT_105,
     HELD_OUT_106,
+    HELD_OUT_107,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
