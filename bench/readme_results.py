@@ -176,8 +176,8 @@ BLIND_ROUNDS: dict[int, str] = {
 # where refaults are not (four decisions of rounds 19, 44 and 56 through the spec's names alone, to
 # right; none in any other view); rounds 59-102 ran on that one. After round 102, efa1f5d read a cap
 # held on bytes under a window above 256 kB as the device's, fitted on rounds 1-102 (CAP_TEST_KB);
-# rounds 103 on run on that one (cbe3926, after round 103, changed only where such a window ranks, no
-# decision).
+# every round from 103 on has run on that one (cbe3926, after round 103, changed only where such a
+# window ranks, no decision).
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (15, 18),
     (19, 20),
