@@ -156,6 +156,7 @@ BLIND_ROUNDS: dict[int, str] = {
     104: "74d9f6b",
     105: "cb06749",
     106: "67e7721",
+    107: "e9ff26c",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -187,7 +188,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (38, 56),
     (57, 58),
     (59, 102),
-    (103, 107),
+    (103, 108),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -1587,7 +1587,6 @@ HELD_OUT_107: frozenset[str] = frozenset(
 # The hundred-and-eighth round, written down after the hundred-and-seventh was scored (once, at
 # e9ff26c; figures in bench/results/eval-heldout-round107.json) and after the engine last changed
 # (efa1f5d, then cbe3926), so it judges that change (`python -m evals.draw 108`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_108: frozenset[str] = frozenset(
     {
         "ra448-iops130-raw-rootwrites-mid-i2",
@@ -1709,6 +1708,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_105,
     HELD_OUT_106,
     HELD_OUT_107,
+    HELD_OUT_108,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
