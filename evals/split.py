@@ -1602,7 +1602,6 @@ HELD_OUT_108: frozenset[str] = frozenset(
 # The hundred-and-ninth round, written down after the hundred-and-eighth was scored (once, at
 # fbe20ba; figures in bench/results/eval-heldout-round108.json) and after the engine last changed
 # (efa1f5d, then cbe3926), so it judges that change (`python -m evals.draw 109`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_109: frozenset[str] = frozenset(
     {
         "ra376-iops245-hog-mid",
@@ -1725,6 +1724,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_106,
     HELD_OUT_107,
     HELD_OUT_108,
+    HELD_OUT_109,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
