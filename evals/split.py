@@ -1617,7 +1617,6 @@ HELD_OUT_109: frozenset[str] = frozenset(
 # The hundred-and-tenth round, written down after the hundred-and-ninth was scored (once, at
 # 522f27b; figures in bench/results/eval-heldout-round109.json) and after the engine last changed
 # (efa1f5d, then cbe3926), so it judges that change (`python -m evals.draw 110`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_110: frozenset[str] = frozenset(
     {
         "ra72-iops285-raw-w1-rootwrites",
@@ -1741,6 +1740,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_107,
     HELD_OUT_108,
     HELD_OUT_109,
+    HELD_OUT_110,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
