@@ -159,6 +159,7 @@ BLIND_ROUNDS: dict[int, str] = {
     107: "e9ff26c",
     108: "fbe20ba",
     109: "522f27b",
+    110: "48bb6a6",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -190,7 +191,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (38, 56),
     (57, 58),
     (59, 102),
-    (103, 110),
+    (103, 111),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -1632,7 +1632,6 @@ HELD_OUT_110: frozenset[str] = frozenset(
 # The hundred-and-eleventh round, written down after the hundred-and-tenth was scored (once, at
 # 48bb6a6; figures in bench/results/eval-heldout-round110.json) and after the engine last changed
 # (efa1f5d, then cbe3926), so it judges that change (`python -m evals.draw 111`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_111: frozenset[str] = frozenset(
     {
         "ra376-iops240-w3-dirty-i2",
@@ -1757,6 +1756,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_108,
     HELD_OUT_109,
     HELD_OUT_110,
+    HELD_OUT_111,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
