@@ -160,6 +160,7 @@ BLIND_ROUNDS: dict[int, str] = {
     108: "fbe20ba",
     109: "522f27b",
     110: "48bb6a6",
+    111: "4e1ab45",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -191,7 +192,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (38, 56),
     (57, 58),
     (59, 102),
-    (103, 111),
+    (103, 112),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

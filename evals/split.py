@@ -1647,7 +1647,6 @@ HELD_OUT_111: frozenset[str] = frozenset(
 # The hundred-and-twelfth round, written down after the hundred-and-eleventh was scored (once, at
 # 4e1ab45; figures in bench/results/eval-heldout-round111.json) and after the engine last changed
 # (efa1f5d, then cbe3926), so it judges that change (`python -m evals.draw 112`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_112: frozenset[str] = frozenset(
     {
         "ra472-iops185-w1-memhog-i2",
@@ -1773,6 +1772,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_109,
     HELD_OUT_110,
     HELD_OUT_111,
+    HELD_OUT_112,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
