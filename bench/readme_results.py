@@ -161,6 +161,7 @@ BLIND_ROUNDS: dict[int, str] = {
     109: "522f27b",
     110: "48bb6a6",
     111: "4e1ab45",
+    112: "60684bc",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -192,7 +193,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (38, 56),
     (57, 58),
     (59, 102),
-    (103, 112),
+    (103, 113),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

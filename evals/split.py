@@ -1662,7 +1662,6 @@ HELD_OUT_112: frozenset[str] = frozenset(
 # The hundred-and-thirteenth round, written down after the hundred-and-twelfth was scored (once,
 # at 60684bc; figures in bench/results/eval-heldout-round112.json) and after the engine last
 # changed (efa1f5d, then cbe3926), so it judges that change (`python -m evals.draw 113`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_113: frozenset[str] = frozenset(
     {
         "ra104-iops175-raw-w3-hog-mid-i2",
@@ -1789,6 +1788,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_110,
     HELD_OUT_111,
     HELD_OUT_112,
+    HELD_OUT_113,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
