@@ -442,7 +442,8 @@ def io_explains_wait(v: SpanView) -> float:
     quick. Measured on the fit and seen recordings (2 cores), with the I/O pressure corrected for
     its average's lag (SpanView.pressure): readahead faults 0.48-0.99 of the data wait (those
     starting mid-window too), healthy readers on an uncapped device 0.07-0.23 (they wait on
-    their own CPU-bound loaders). IO_SHARE_OF_WAIT lies between.
+    their own CPU-bound loaders; a lone reader is judged by its device's busy share as well,
+    serial_reader). IO_SHARE_OF_WAIT lies between.
 
     System-wide pressure is the stalled share of the busy CPUs: loaders stalled on a few CPUs of
     a large host read as a small share. So the bounds scale with the job's readers (its workers
@@ -465,6 +466,54 @@ def io_explains_wait(v: SpanView) -> float:
     scale = min(1.0, readers / max(v.lay.cpus, 1)) if readers is not None else 0.1
     lo, hi = IO_SHARE_OF_WAIT
     return ramp(psi / 100.0 / max(waits), lo * scale, hi * scale)
+
+
+# A lone reader's data wait (SERIAL_WAIT) and the share of it its device spends serving it
+# (SERIAL_BUSY), over which the window counts in the wait whatever the I/O pressure (see
+# serial_reader).
+SERIAL_WAIT = (0.4, 0.55)
+SERIAL_BUSY = (0.3, 0.6)
+
+
+def device_busy(v: SpanView, dev: str) -> float:
+    """0..1: the share of the span `dev` had requests in flight: its utilization where the host
+    records it (procfs), else its requests per second times their median latency (the spec's own
+    figures; near it for a reader with about one request in flight: 0.29-0.79 against 0.33-0.65 on
+    this testbed's lone readers that a larger window lifted). NaN when neither is recorded."""
+    util, iops, lat = f"io.{dev}.util_pct", f"io.{dev}.read_iops", f"io.{dev}.lat_p50_us"
+    if v.frame.has(util):
+        return min(1.0, v.level(util) / 100.0)
+    if v.frame.has(iops) and v.frame.has(lat):
+        return min(1.0, v.level(iops) * v.level(lat) / 1e6)
+    return float("nan")
+
+
+def serial_reader(v: SpanView, dev: str) -> float:
+    """0..1: one thread reads all of the job's data (one loader worker, or none), the trainer waits on
+    it for most of its time, and `dev` is busy serving it for a good part of that wait.
+
+    A lone reader blocks on each request the readahead window leaves it: its reads run in series
+    with its decoding, nothing else of the job overlaps them, and a larger window lets readahead run
+    ahead of it. On a fast device each request is short, so few tasks are ever seen stalled and the
+    I/O pressure stays low (io_explains_wait does not count the device), yet the device's busy share
+    says how much of the reader's time its requests take. Fitted on rounds 1-113 (every round then
+    scored, so a fit; 2 cores): of the uncapped readers with one worker, the 27 whose trainer waited
+    46-69 % of the time, their devices busy 33-65 % of the span where recorded, gained +22-96 % from
+    a larger window but for four (+0 %, +16 % and +18 % twice), where the engine had named
+    starvation and given a worker; the 21 waiting 28-43 % gained -6 % to +21 % (three +20-21 %).
+    Starved and contended workers read next to nothing from the device, and a capped device is busy
+    only with the requests its cap lets through (1-12 % of the span). SERIAL_WAIT and SERIAL_BUSY
+    lie between."""
+    workers = v.lay.total_workers
+    if workers is None or workers > 1:
+        return 0.0
+    waits = [v.level(n) for _, n in v.job_names("trainer.<job>.data_wait_frac")]
+    waits = [w for w in waits if w == w]
+    busy = device_busy(v, dev)
+    if not waits or busy != busy or max(waits) <= 0.0:
+        return 0.0
+    wait = max(waits)
+    return ramp(wait, *SERIAL_WAIT) * ramp(busy / wait, *SERIAL_BUSY)
 
 
 def readahead_mismatch(v: SpanView) -> Finding:
@@ -494,7 +543,8 @@ def readahead_mismatch(v: SpanView) -> Finding:
         # CPU-bound loaders cannot make fast enough waits on the CPU, whatever its request sizes.
         io_measured = v.frame.has("psi.io.some_avg10") or v.frame.has(f"io.{dev}.lat_p99_us")
         small_score *= 0.4 + 0.6 * (stress.score if io_measured else 0.5)
-        small_score *= io_part
+        # A lone reader's requests cost it their whole latency, however seldom it is seen stalled.
+        small_score *= max(io_part, serial_reader(v, dev))
         # Reads slowed by a flood of writes on their device are the flood's doing: the requests
         # were as small before it, and the job did not wait then.
         small_score *= 1.0 - 0.7 * surge
