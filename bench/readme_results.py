@@ -162,6 +162,7 @@ BLIND_ROUNDS: dict[int, str] = {
     110: "48bb6a6",
     111: "4e1ab45",
     112: "60684bc",
+    113: "c0ebb31",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -182,8 +183,9 @@ BLIND_ROUNDS: dict[int, str] = {
 # where refaults are not (four decisions of rounds 19, 44 and 56 through the spec's names alone, to
 # right; none in any other view); rounds 59-102 ran on that one. After round 102, efa1f5d read a cap
 # held on bytes under a window above 256 kB as the device's, fitted on rounds 1-102 (CAP_TEST_KB);
-# every round from 103 on has run on that one (cbe3926, after round 103, changed only where such a
-# window ranks, no decision).
+# rounds 103-113 ran on that one (cbe3926, after round 103, changed only where such a window ranks,
+# no decision). After round 113, 4d5ddfd judged a lone reader's window by its device's busy share,
+# fitted on rounds 1-113 (serial_reader); every round from 114 on has run on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (15, 18),
     (19, 20),
@@ -194,6 +196,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (57, 58),
     (59, 102),
     (103, 113),
+    (114, 114),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -1677,7 +1677,6 @@ HELD_OUT_113: frozenset[str] = frozenset(
 # The hundred-and-fourteenth round, written down after the hundred-and-thirteenth was scored
 # (once, at c0ebb31; figures in bench/results/eval-heldout-round113.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 114`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_114: frozenset[str] = frozenset(
     {
         "ra200-iops265-memhog-mid",
@@ -1805,6 +1804,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_111,
     HELD_OUT_112,
     HELD_OUT_113,
+    HELD_OUT_114,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")

@@ -147,12 +147,24 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
     assert all(condition_of(s.id) in ROUNDS[n - 1] for n in scores for s in scores[n])
     untuned = untuned_scores(scores)
     # Rounds 38-56 ran on one engine; 2d7bbe7 changed it after round 56 was scored, 41c4fd4 (the
-    # reclaim stand-in, through the spec's names alone) after round 58 and efa1f5d (a cap held on
-    # bytes) after round 102; the last stretch runs from round 103 to the held-out round.
+    # reclaim stand-in, through the spec's names alone) after round 58, efa1f5d (a cap held on
+    # bytes) after round 102 and 4d5ddfd (a lone reader's busy device) after round 113; the last
+    # stretch runs from round 114 to the held-out round.
     assert (
         list(untuned)
         == list(UNTUNED_STRETCHES)
-        == [(15, 18), (19, 20), (24, 25), (26, 28), (31, 37), (38, 56), (57, 58), (59, 102), (103, held_out)]
+        == [
+            (15, 18),
+            (19, 20),
+            (24, 25),
+            (26, 28),
+            (31, 37),
+            (38, 56),
+            (57, 58),
+            (59, 102),
+            (103, 113),
+            (114, held_out),
+        ]
     )
     for first, end in UNTUNED_STRETCHES:
         # The held-out round is the current run's: a stretch holds the blind scores before it.
@@ -168,9 +180,11 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
     assert f"| real, held-out rounds 1-{held_out} pooled, each as first scored, blind | {pooled} |" in text
     longest = "| real, held-out rounds 59-102 pooled, each scored blind, no tuning between |"
     assert f"{longest} {len(untuned[(59, 102)])} |" in text
-    running = f"| real, held-out rounds 103-{held_out} pooled, each scored blind, no tuning between |"
+    closed = "| real, held-out rounds 103-113 pooled, each scored blind, no tuning between |"
+    assert f"{closed} {len(untuned[(103, 113)])} |" in text
+    running = f"| real, held-out rounds 114-{held_out} pooled, each scored blind, no tuning between |"
     # A stretch of one round so far is that round's own row.
-    assert (f"{running} {len(untuned[(103, held_out)]) + 1} |" in text) is (held_out > 103)
+    assert (f"{running} {len(untuned[(114, held_out)]) + 1} |" in text) is (held_out > 114)
     # Rounds 59-102 are the longest stretch (44 rounds to 38-56's 19): the earlier ones are in
     # ROUNDS.md only.
     for first, end in ((31, 37), (38, 56), (57, 58)):
