@@ -508,11 +508,10 @@ def serial_reader(v: SpanView, dev: str) -> float:
     if workers is None or workers > 1:
         return 0.0
     waits = [v.level(n) for _, n in v.job_names("trainer.<job>.data_wait_frac")]
-    waits = [w for w in waits if w == w]
+    wait = max((w for w in waits if w == w), default=0.0)
     busy = device_busy(v, dev)
-    if not waits or busy != busy or max(waits) <= 0.0:
+    if wait <= 0.0 or busy != busy:
         return 0.0
-    wait = max(waits)
     return ramp(wait, *SERIAL_WAIT) * ramp(busy / wait, *SERIAL_BUSY)
 
 
