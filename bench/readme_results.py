@@ -163,6 +163,7 @@ BLIND_ROUNDS: dict[int, str] = {
     111: "4e1ab45",
     112: "60684bc",
     113: "c0ebb31",
+    114: "cbd5f04",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -196,7 +197,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (57, 58),
     (59, 102),
     (103, 113),
-    (114, 114),
+    (114, 115),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -1692,7 +1692,6 @@ HELD_OUT_114: frozenset[str] = frozenset(
 # The hundred-and-fifteenth round, written down after the hundred-and-fourteenth was scored (once,
 # at cbd5f04; figures in bench/results/eval-heldout-round114.json) and after the engine last
 # changed (4d5ddfd), so it judges that change (`python -m evals.draw 115`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_115: frozenset[str] = frozenset(
     {
         "ra504-iops180-w3-rootwrites-i2",
@@ -1821,6 +1820,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_112,
     HELD_OUT_113,
     HELD_OUT_114,
+    HELD_OUT_115,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
