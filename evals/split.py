@@ -1707,7 +1707,6 @@ HELD_OUT_115: frozenset[str] = frozenset(
 # The hundred-and-sixteenth round, written down after the hundred-and-fifteenth was scored (once,
 # at 68c9d7f; figures in bench/results/eval-heldout-round115.json) and after the engine last
 # changed (4d5ddfd), so it judges that change (`python -m evals.draw 116`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_116: frozenset[str] = frozenset(
     {
         "ra96-iops260-w1-rootwrites-mid-i2",
@@ -1837,6 +1836,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_113,
     HELD_OUT_114,
     HELD_OUT_115,
+    HELD_OUT_116,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
