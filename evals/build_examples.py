@@ -39,11 +39,16 @@ class _Act:
     value: KnobValue
 
 
-def example(inc: Incident, rules: RuleProposer) -> Example | None:
+def decision(inc: Incident, rules: RuleProposer) -> rank.Decision:
+    """The decision the ranking proposer makes for `inc`: its key, case text and candidates."""
     window = inc.window()
     report = inc.report(window)
     diagnosis = diagnose(window, report, inc.question)
-    dec = rank.decision(report, diagnosis, policy_hints(rules.rules), rules.propose(report, diagnosis))
+    return rank.decision(report, diagnosis, policy_hints(rules.rules), rules.propose(report, diagnosis))
+
+
+def example(inc: Incident, rules: RuleProposer) -> Example | None:
+    dec = decision(inc, rules)
     truth = inc.truth
     for c in dec.candidates:
         acts = [_Act(p, t, v) for p, t, v in c.actions]

@@ -28,6 +28,16 @@ from core.vocabulary import parse
 
 EXAMPLES_FILE = PROMPTS_DIR / "examples.jsonl"
 K = 3
+# How much less similar than the k-th nearest an example may be and still count among a decision's
+# nearest cases when they are asked whether they agree on acting (`neighbourhood`): two recordings
+# of one condition differ by up to 0.2 in three pairs of four (0.003 in the median pair). Fitted by
+# `python -m evals.near --before 114` on the LLM run of 6fceb08 (1907 incidents: the suite, the fit
+# conditions and rounds 1-113; the fit split alone holds none of the decisions it moves): from 0 to
+# 0.1 the model's actions went from 1585 to 1590 right and its restraint from 0.764 to 0.760, as it
+# handed 42 decisions back to the rules (nine it got wrong, four right that the rules did not);
+# 0.1 and 0.15 do best (0.4 as many actions with less restraint; wider, fewer). Round 114, not used,
+# moved by none.
+NEAR = 0.1
 
 
 class Key(BaseModel):
@@ -113,14 +123,19 @@ def nearest(
 
 
 def neighbourhood(
-    examples: Sequence[Example], key: Key, k: int = K, exclude: Callable[[str], bool] | None = None
+    examples: Sequence[Example],
+    key: Key,
+    k: int = K,
+    exclude: Callable[[str], bool] | None = None,
+    near: float = NEAR,
 ) -> list[Example]:
-    """Every example `exclude` allows that is at least as similar as the k-th nearest: `nearest`
-    breaks ties by id, so which of these it shows is arbitrary."""
+    """Every example `exclude` allows that is at least as similar as the k-th nearest, less `near`:
+    `nearest` breaks ties by id, so which of these it shows is arbitrary, and one a little less
+    similar differs from the shown ones by no more than two recordings of one condition often do."""
     shots = nearest(examples, key, k, exclude)
     if not shots:
         return []
-    floor = min(similarity(key, e.key) for e in shots) - 1e-9
+    floor = min(similarity(key, e.key) for e in shots) - near - 1e-9
     return [e for e in examples if (exclude is None or not exclude(e.id)) and similarity(key, e.key) >= floor]
 
 
