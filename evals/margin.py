@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,17 +64,21 @@ class Figures:
     answered_by_llm: int
 
 
-def at(rs: list[Row], threshold: float) -> Figures:
-    ok = restrained = cases = llm = 0
+def figures(rs: Sequence[Row], mine: set[str]) -> Figures:
+    """The run's figures when the model answers the decisions in `mine` and the rules the rest."""
+    ok = restrained = cases = 0
     for r in rs:
-        mine = r.margin is not None and r.margin >= threshold
-        llm += mine
-        ok += r.llm_ok if mine else r.rules_ok
+        llm = r.id in mine
+        ok += r.llm_ok if llm else r.rules_ok
         if r.restraint_case:
             cases += 1
-            restrained += r.llm_restrained if mine else r.rules_restrained
+            restrained += r.llm_restrained if llm else r.rules_restrained
     n = len(rs)
-    return Figures(n, ok / n if n else 0.0, restrained / cases if cases else None, llm)
+    return Figures(n, ok / n if n else 0.0, restrained / cases if cases else None, len(mine))
+
+
+def at(rs: list[Row], threshold: float) -> Figures:
+    return figures(rs, {r.id for r in rs if r.margin is not None and r.margin >= threshold})
 
 
 def fit(rs: list[Row]) -> float:

@@ -27,7 +27,7 @@ from agent.proposers.llm import contested
 from agent.proposers.rules import RuleProposer, load_policies
 from evals.build_examples import SUITE, decision
 from evals.harness import excluded_for, load_all
-from evals.margin import Figures, Row, rows
+from evals.margin import Figures, Row, figures, rows
 from evals.split import ROUNDS, condition_of
 
 # Tolerances tried: similarity is 3 for the same top cause plus three overlaps of 0..1, less the
@@ -53,19 +53,6 @@ def kept(rs: Sequence[Row], examples: Sequence[Example], near: float, key: dict[
         if not contested(neighbourhood(examples, k, exclude=excluded_for(r.id), near=near), k.causes[:1]):
             out.add(r.id)
     return out
-
-
-def figures(rs: Sequence[Row], mine: set[str]) -> Figures:
-    """The run's figures when the model answers the decisions in `mine` and the rules the rest."""
-    ok = restrained = cases = 0
-    for r in rs:
-        llm = r.id in mine
-        ok += r.llm_ok if llm else r.rules_ok
-        if r.restraint_case:
-            cases += 1
-            restrained += r.llm_restrained if llm else r.rules_restrained
-    n = len(rs)
-    return Figures(n, ok / n if n else 0.0, restrained / cases if cases else None, len(mine))
 
 
 def fit(
