@@ -29,7 +29,7 @@ from evals.misses import Decision, count, on_byte_cap, spans
 from evals.results_table import ROWS, Row, markdown
 from evals.scoring import IncidentScore, Summary, summarise
 from evals.sources import VIEWS, View
-from evals.split import ROUNDS, condition_of, split_of
+from evals.split import ROUNDS, condition_of, round_of, split_of
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -851,8 +851,7 @@ def _llm_by_split(rules: EvalRun, doc: dict[str, Any]) -> list[str]:
 
 def _round_of(ident: str) -> str:
     """Which held-out round recorded an incident (or the fit split it belongs to)."""
-    cond = condition_of(ident)
-    found = next((n for n, r in enumerate(ROUNDS, 1) if cond in r), None)
+    found = round_of(ident)
     return f"round {found}" if found else "fit"
 
 

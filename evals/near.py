@@ -28,7 +28,7 @@ from agent.proposers.rules import RuleProposer, load_policies
 from evals.build_examples import SUITE, decision
 from evals.harness import excluded_for, load_all
 from evals.margin import Figures, Row, figures, rows
-from evals.split import ROUNDS, condition_of
+from evals.split import round_of
 
 # Tolerances tried: similarity is 3 for the same top cause plus three overlaps of 0..1, less the
 # gaps in confidence and knob values, so 1 spans from a repeat to another condition altogether.
@@ -60,12 +60,6 @@ def fit(
 ) -> float:
     """The tolerance that does best on `rs`; the smallest among equals."""
     return max(grid, key=lambda t: (_rank(figures(rs, kept(rs, examples, t, key))), -t))
-
-
-def round_of(incident_id: str) -> int | None:
-    """The held-out round (1-based, evals/split.py) an incident's condition was drawn in."""
-    cond = condition_of(incident_id)
-    return next((n for n, r in enumerate(ROUNDS, 1) if cond in r), None)
 
 
 def _rank(f: Figures) -> tuple[float, float]:

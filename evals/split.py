@@ -1864,6 +1864,13 @@ def condition_of(incident_id: str) -> str | None:
     return m.group("condition") if m else None
 
 
+def round_of(incident_id: str) -> int | None:
+    """The held-out round (numbered from 1, in ROUNDS' order) whose conditions hold an incident's,
+    or None for an incident of no round (the generator's suite, the fit conditions)."""
+    cond = condition_of(incident_id)
+    return next((n for n, r in enumerate(ROUNDS, 1) if cond in r), None)
+
+
 def split_of(incident_id: str) -> str:
     """`held-out` for the last round's conditions (never tuned on), `seen` for earlier rounds'
     (each scored blind once, tuned on since), `fit` for the rest."""

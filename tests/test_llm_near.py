@@ -9,8 +9,8 @@ from agent.proposers import rank
 from agent.proposers.examples import Example, Key, neighbourhood, similarity
 from agent.proposers.llm import contested
 from evals.margin import Row
-from evals.near import figures, fit, kept, round_of
-from evals.split import ROUNDS
+from evals.near import figures, fit, kept
+from evals.split import ROUNDS, round_of
 
 TOP = "readahead_mismatch"
 RAISE = "block.read_ahead_kb@vdb = 2048"
