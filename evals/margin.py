@@ -74,7 +74,9 @@ def figures(rs: Sequence[Row], mine: set[str]) -> Figures:
             cases += 1
             restrained += r.llm_restrained if llm else r.rules_restrained
     n = len(rs)
-    return Figures(n, ok / n if n else 0.0, restrained / cases if cases else None, len(mine))
+    return Figures(
+        n, ok / n if n else 0.0, restrained / cases if cases else None, sum(r.id in mine for r in rs)
+    )
 
 
 def at(rs: list[Row], threshold: float) -> Figures:

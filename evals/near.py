@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from agent.proposers.examples import Example, Key, load_examples, neighbourhood
@@ -36,11 +36,12 @@ GRID = tuple(round(0.05 * i, 2) for i in range(21))
 
 
 def keys(ids: Sequence[str], suite: Path = SUITE) -> dict[str, Key]:
-    """Each incident's decision key, as the ranking proposer makes it in the harness."""
+    """Each incident's decision key, as the ranking proposer makes it in the harness: with rules of
+    its own, so that no hysteresis crosses from one recorded host to the next."""
     wanted = set(ids)
     incidents, _errors = load_all([suite])
-    rules = RuleProposer(load_policies([], with_default=True))
-    return {inc.id: decision(inc, rules).key for inc in incidents if inc.id in wanted}
+    policies = load_policies([], with_default=True)
+    return {inc.id: decision(inc, RuleProposer(policies)).key for inc in incidents if inc.id in wanted}
 
 
 def kept(rs: Sequence[Row], examples: Sequence[Example], near: float, key: dict[str, Key]) -> set[str]:
@@ -55,15 +56,10 @@ def kept(rs: Sequence[Row], examples: Sequence[Example], near: float, key: dict[
     return out
 
 
-def fit(
-    rs: Sequence[Row], examples: Sequence[Example], key: dict[str, Key], grid: Sequence[float] = GRID
-) -> float:
-    """The tolerance that does best on `rs`; the smallest among equals."""
-    return max(grid, key=lambda t: (_rank(figures(rs, kept(rs, examples, t, key))), -t))
-
-
-def _rank(f: Figures) -> tuple[float, float]:
-    return f.actions, f.restraint or 0.0
+def fit(table: Mapping[float, Figures]) -> float:
+    """The tolerance whose figures (`table`: tolerance -> figures on the rows fitted on) do best;
+    the smallest among equals."""
+    return max(table, key=lambda t: (table[t].actions, table[t].restraint or 0.0, -t))
 
 
 def main() -> None:
@@ -82,15 +78,16 @@ def main() -> None:
         raise SystemExit(f"evals.near: {len(missing)} incidents of the run not in {SUITE}, e.g. {missing[0]}")
     earlier = [r for r in rs if (round_of(r.id) or 0) < args.before]
     later = [r for r in rs if (round_of(r.id) or 0) >= args.before]
-    for t in GRID:
-        f = figures(earlier, kept(earlier, examples, t, key))
+    mine = {t: kept(rs, examples, t, key) for t in GRID}  # once per tolerance (GRID starts at 0)
+    table = {t: figures(earlier, mine[t]) for t in GRID}
+    for t, f in table.items():
         print(f"before round {args.before}, tolerance {t:g}: actions {f.actions:.4f} restraint {f.restraint}")
-    t = fit(earlier, examples, key)
+    t = fit(table)
     print(
         f"tolerance {t:g}, fitted on the rounds before {args.before} (the suite and fit conditions included)"
     )
     for name, part in (("before", earlier), ("from", later), ("all", rs)):
-        f, zero = figures(part, kept(part, examples, t, key)), figures(part, kept(part, examples, 0.0, key))
+        f, zero = figures(part, mine[t]), figures(part, mine[0.0])
         print(
             f"{name} round {args.before}: {f.incidents} incidents; at {t:g} actions {f.actions:.4f} "
             f"({round(f.actions * f.incidents)}) restraint {f.restraint} (model answered "

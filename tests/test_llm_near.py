@@ -60,7 +60,7 @@ def test_fit_takes_the_smallest_tolerance_that_does_best() -> None:
     assert kept(rs, pool, 0.1, key) == {"y"}
     assert figures(rs, kept(rs, pool, 0.0, key)).actions == 1 / 3
     assert figures(rs, kept(rs, pool, 0.1, key)).actions == 2 / 3
-    assert fit(rs, pool, key, grid=(0.0, 0.05, 0.1, 0.15, 0.2)) == 0.1
+    assert fit({t: figures(rs, kept(rs, pool, t, key)) for t in (0.0, 0.05, 0.1, 0.15, 0.2)}) == 0.1
 
 
 def test_rounds_are_numbered_as_drawn() -> None:
