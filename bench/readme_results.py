@@ -165,6 +165,7 @@ BLIND_ROUNDS: dict[int, str] = {
     113: "c0ebb31",
     114: "cbd5f04",
     115: "68c9d7f",
+    116: "009970c",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -198,7 +199,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (57, 58),
     (59, 102),
     (103, 113),
-    (114, 116),
+    (114, 117),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -1722,7 +1722,6 @@ HELD_OUT_116: frozenset[str] = frozenset(
 # The hundred-and-seventeenth round, written down after the hundred-and-sixteenth was scored
 # (once, at 009970c; figures in bench/results/eval-heldout-round116.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 117`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_117: frozenset[str] = frozenset(
     {
         "ra280-iops235-raw-w3-hog-i2",
@@ -1853,6 +1852,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_114,
     HELD_OUT_115,
     HELD_OUT_116,
+    HELD_OUT_117,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
