@@ -1734,6 +1734,22 @@ HELD_OUT_117: frozenset[str] = frozenset(
         "healthy-ra320-uncapped-hog-w3",
     }
 )
+# The hundred-and-eighteenth round, written down after the hundred-and-seventeenth was scored
+# (once, at c727244; figures in bench/results/eval-heldout-round117.json) and after the engine
+# last changed (4d5ddfd), so it judges that change (`python -m evals.draw 118`).
+# It joins ROUNDS once recorded and scored.
+HELD_OUT_118: frozenset[str] = frozenset(
+    {
+        "ra376-iops140-w3-rootwrites-mid",
+        "ra32-iops165-w1-memhog-i2",
+        "ra440-bps17-memhog-mid-i2",
+        "starve-w1-p5-memhog-i2",
+        "cont-h2-w3-dirty-mid-i2",
+        "recl-248-rootwrites-mid-i2",
+        "wb-ckpt-ra216-w3-memhog-mid",
+        "healthy-ra256-uncapped-rootwrites-w3",
+    }
+)
 # Every round in the order written down; the last is the held-out one, never tuned on.
 ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT,
