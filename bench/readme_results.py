@@ -166,6 +166,7 @@ BLIND_ROUNDS: dict[int, str] = {
     114: "cbd5f04",
     115: "68c9d7f",
     116: "009970c",
+    117: "621891a",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -199,7 +200,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (57, 58),
     (59, 102),
     (103, 113),
-    (114, 117),
+    (114, 118),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

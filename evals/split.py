@@ -1737,7 +1737,6 @@ HELD_OUT_117: frozenset[str] = frozenset(
 # The hundred-and-eighteenth round, written down after the hundred-and-seventeenth was scored
 # (once, at c727244; figures in bench/results/eval-heldout-round117.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 118`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_118: frozenset[str] = frozenset(
     {
         "ra376-iops140-w3-rootwrites-mid",
@@ -1869,6 +1868,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_115,
     HELD_OUT_116,
     HELD_OUT_117,
+    HELD_OUT_118,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
