@@ -1752,7 +1752,6 @@ HELD_OUT_118: frozenset[str] = frozenset(
 # The hundred-and-nineteenth round, written down after the hundred-and-eighteenth was scored
 # (once, at 7025a39; figures in bench/results/eval-heldout-round118.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 119`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_119: frozenset[str] = frozenset(
     {
         "ra256-iops175-memhog-mid-i2",
@@ -1885,6 +1884,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_116,
     HELD_OUT_117,
     HELD_OUT_118,
+    HELD_OUT_119,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
