@@ -168,6 +168,7 @@ BLIND_ROUNDS: dict[int, str] = {
     116: "009970c",
     117: "621891a",
     118: "2f4e0b7",
+    119: "4568cc9",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -201,7 +202,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (57, 58),
     (59, 102),
     (103, 113),
-    (114, 119),
+    (114, 120),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

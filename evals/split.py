@@ -1767,7 +1767,6 @@ HELD_OUT_119: frozenset[str] = frozenset(
 # The hundred-and-twentieth round, written down after the hundred-and-nineteenth was scored (once,
 # at 636ab8d; figures in bench/results/eval-heldout-round119.json) and after the engine last
 # changed (4d5ddfd), so it judges that change (`python -m evals.draw 120`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_120: frozenset[str] = frozenset(
     {
         "ra416-iops190-w1-memhog",
@@ -1901,6 +1900,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_117,
     HELD_OUT_118,
     HELD_OUT_119,
+    HELD_OUT_120,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
