@@ -1782,7 +1782,6 @@ HELD_OUT_120: frozenset[str] = frozenset(
 # The hundred-and-twenty-first round, written down after the hundred-and-twentieth was scored
 # (once, at 7693c66; figures in bench/results/eval-heldout-round120.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 121`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_121: frozenset[str] = frozenset(
     {
         "ra248-iops55-raw-memhog-mid",
@@ -1917,6 +1916,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_118,
     HELD_OUT_119,
     HELD_OUT_120,
+    HELD_OUT_121,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
