@@ -1797,7 +1797,6 @@ HELD_OUT_121: frozenset[str] = frozenset(
 # The hundred-and-twenty-second round, written down after the hundred-and-twenty-first was scored
 # (once, at 73f2e55; figures in bench/results/eval-heldout-round121.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 122`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_122: frozenset[str] = frozenset(
     {
         "ra200-iops35-raw-w1-hog-mid-i2",
@@ -1933,6 +1932,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_119,
     HELD_OUT_120,
     HELD_OUT_121,
+    HELD_OUT_122,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
