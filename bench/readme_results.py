@@ -171,6 +171,7 @@ BLIND_ROUNDS: dict[int, str] = {
     119: "4568cc9",
     120: "0ab8986",
     121: "238164a",
+    122: "1e94ada",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -204,7 +205,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (57, 58),
     (59, 102),
     (103, 113),
-    (114, 122),
+    (114, 123),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -1812,7 +1812,6 @@ HELD_OUT_122: frozenset[str] = frozenset(
 # The hundred-and-twenty-third round, written down after the hundred-and-twenty-second was scored
 # (once, at 80183e2; figures in bench/results/eval-heldout-round122.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 123`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_123: frozenset[str] = frozenset(
     {
         "ra512-iops45-raw-memhog-mid",
@@ -1949,6 +1948,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_120,
     HELD_OUT_121,
     HELD_OUT_122,
+    HELD_OUT_123,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
