@@ -1824,6 +1824,22 @@ HELD_OUT_123: frozenset[str] = frozenset(
         "healthy-ra288-uncapped-dirty-w1-i2",
     }
 )
+# The hundred-and-twenty-fourth round, written down after the hundred-and-twenty-third was scored
+# (once, at 781f74b; figures in bench/results/eval-heldout-round123.json) and after the engine
+# last changed (4d5ddfd), so it judges that change (`python -m evals.draw 124`).
+# It joins ROUNDS once recorded and scored.
+HELD_OUT_124: frozenset[str] = frozenset(
+    {
+        "ra464-iops210-dirty-i2",
+        "ra64-iops40-raw-w3-hog-i2",
+        "ra56-bps38-dirty-i2",
+        "starve-w1-p5-hog-mid",
+        "cont-h6-w2-dirty-mid-i2",
+        "recl-196-rootwrites-mid-i2",
+        "wb-ckpt-ra136-w3-rootwrites-mid-i2",
+        "healthy-ra344-uncapped-dirty-w2",
+    }
+)
 # Every round in the order written down; the last is the held-out one, never tuned on.
 ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT,
