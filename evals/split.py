@@ -1827,7 +1827,6 @@ HELD_OUT_123: frozenset[str] = frozenset(
 # The hundred-and-twenty-fourth round, written down after the hundred-and-twenty-third was scored
 # (once, at 781f74b; figures in bench/results/eval-heldout-round123.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 124`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_124: frozenset[str] = frozenset(
     {
         "ra464-iops210-dirty-i2",
@@ -1965,6 +1964,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_121,
     HELD_OUT_122,
     HELD_OUT_123,
+    HELD_OUT_124,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
