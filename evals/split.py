@@ -1839,6 +1839,22 @@ HELD_OUT_124: frozenset[str] = frozenset(
         "healthy-ra344-uncapped-dirty-w2",
     }
 )
+# The hundred-and-twenty-fifth round, written down after the hundred-and-twenty-fourth was scored
+# (once, at 5dc5063; figures in bench/results/eval-heldout-round124.json) and after the engine
+# last changed (4d5ddfd), so it judges that change (`python -m evals.draw 125`).
+# It joins ROUNDS once recorded and scored.
+HELD_OUT_125: frozenset[str] = frozenset(
+    {
+        "ra216-iops215-raw-w1-rootwrites-mid",
+        "ra128-iops180-w1-hog-mid-i2",
+        "ra32-bps41-hog-mid",
+        "starve-w1-p5-hog",
+        "cont-h4-w1-hog-i2",
+        "recl-228-rootwrites",
+        "wb-ckpt-ra264-memhog-mid",
+        "healthy-ra136-uncapped-memhog-w3",
+    }
+)
 # Every round in the order written down; the last is the held-out one, never tuned on.
 ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT,
