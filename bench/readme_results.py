@@ -173,6 +173,7 @@ BLIND_ROUNDS: dict[int, str] = {
     121: "238164a",
     122: "1e94ada",
     123: "806c9a3",
+    124: "51428a0",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -206,7 +207,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (57, 58),
     (59, 102),
     (103, 113),
-    (114, 124),
+    (114, 125),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -1842,7 +1842,6 @@ HELD_OUT_124: frozenset[str] = frozenset(
 # The hundred-and-twenty-fifth round, written down after the hundred-and-twenty-fourth was scored
 # (once, at 5dc5063; figures in bench/results/eval-heldout-round124.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 125`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_125: frozenset[str] = frozenset(
     {
         "ra216-iops215-raw-w1-rootwrites-mid",
@@ -1981,6 +1980,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_122,
     HELD_OUT_123,
     HELD_OUT_124,
+    HELD_OUT_125,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
