@@ -1854,6 +1854,22 @@ HELD_OUT_125: frozenset[str] = frozenset(
         "healthy-ra136-uncapped-memhog-w3",
     }
 )
+# The hundred-and-twenty-sixth round, written down after the hundred-and-twenty-fifth was scored
+# (once, at 369bb1c; figures in bench/results/eval-heldout-round125.json) and after the engine
+# last changed (4d5ddfd), so it judges that change (`python -m evals.draw 126`).
+# It joins ROUNDS once recorded and scored.
+HELD_OUT_126: frozenset[str] = frozenset(
+    {
+        "ra176-iops195-raw-w3-hog",
+        "ra408-iops245-raw-w1-memhog-mid",
+        "ra264-bps19-w1-dirty-mid-i2",
+        "starve-w0-p6-hog-i2",
+        "cont-h5-w2-memhog-mid-i2",
+        "recl-188-hog-i2",
+        "wb-ckpt-ra368-w1-rootwrites",
+        "healthy-ra456-uncapped-dirty-w1",
+    }
+)
 # Every round in the order written down; the last is the held-out one, never tuned on.
 ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT,
