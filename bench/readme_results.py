@@ -174,6 +174,7 @@ BLIND_ROUNDS: dict[int, str] = {
     122: "1e94ada",
     123: "806c9a3",
     124: "51428a0",
+    125: "8c7da33",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -207,7 +208,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (57, 58),
     (59, 102),
     (103, 113),
-    (114, 125),
+    (114, 126),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

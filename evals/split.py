@@ -1857,7 +1857,6 @@ HELD_OUT_125: frozenset[str] = frozenset(
 # The hundred-and-twenty-sixth round, written down after the hundred-and-twenty-fifth was scored
 # (once, at 369bb1c; figures in bench/results/eval-heldout-round125.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 126`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_126: frozenset[str] = frozenset(
     {
         "ra176-iops195-raw-w3-hog",
@@ -1997,6 +1996,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_123,
     HELD_OUT_124,
     HELD_OUT_125,
+    HELD_OUT_126,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
