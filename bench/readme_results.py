@@ -175,6 +175,7 @@ BLIND_ROUNDS: dict[int, str] = {
     123: "806c9a3",
     124: "51428a0",
     125: "8c7da33",
+    126: "6e5a31a",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -208,7 +209,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (57, 58),
     (59, 102),
     (103, 113),
-    (114, 126),
+    (114, 127),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

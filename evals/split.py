@@ -1872,7 +1872,6 @@ HELD_OUT_126: frozenset[str] = frozenset(
 # The hundred-and-twenty-seventh round, written down after the hundred-and-twenty-sixth was scored
 # (once, at 5931e7d; figures in bench/results/eval-heldout-round126.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 127`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_127: frozenset[str] = frozenset(
     {
         "ra72-iops290-raw-w1-memhog",
@@ -2013,6 +2012,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_124,
     HELD_OUT_125,
     HELD_OUT_126,
+    HELD_OUT_127,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
