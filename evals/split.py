@@ -1884,6 +1884,22 @@ HELD_OUT_127: frozenset[str] = frozenset(
         "healthy-ra312-uncapped-rootwrites-w2",
     }
 )
+# The hundred-and-twenty-eighth round, written down after the hundred-and-twenty-seventh was
+# scored (once, at adaf016; figures in bench/results/eval-heldout-round127.json) and after the
+# engine last changed (4d5ddfd), so it judges that change (`python -m evals.draw 128`).
+# It joins ROUNDS once recorded and scored.
+HELD_OUT_128: frozenset[str] = frozenset(
+    {
+        "ra184-iops265-raw-w3-memhog-mid",
+        "ra464-iops190-w1-hog-mid-i2",
+        "ra360-bps54-hog-i2",
+        "starve-w1-p6-memhog-mid",
+        "cont-h4-w2-hog-mid-i2",
+        "recl-168-hog-mid-i2",
+        "wb-ckpt-ra328-w3-dirty-i2",
+        "healthy-ra296-uncapped-memhog-w1-i2",
+    }
+)
 # Every round in the order written down; the last is the held-out one, never tuned on.
 ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT,
