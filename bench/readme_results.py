@@ -176,6 +176,7 @@ BLIND_ROUNDS: dict[int, str] = {
     124: "51428a0",
     125: "8c7da33",
     126: "6e5a31a",
+    127: "7462203",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -209,7 +210,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (57, 58),
     (59, 102),
     (103, 113),
-    (114, 127),
+    (114, 128),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

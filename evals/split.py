@@ -1887,7 +1887,6 @@ HELD_OUT_127: frozenset[str] = frozenset(
 # The hundred-and-twenty-eighth round, written down after the hundred-and-twenty-seventh was
 # scored (once, at adaf016; figures in bench/results/eval-heldout-round127.json) and after the
 # engine last changed (4d5ddfd), so it judges that change (`python -m evals.draw 128`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_128: frozenset[str] = frozenset(
     {
         "ra184-iops265-raw-w3-memhog-mid",
@@ -2029,6 +2028,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_125,
     HELD_OUT_126,
     HELD_OUT_127,
+    HELD_OUT_128,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
