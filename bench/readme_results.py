@@ -177,6 +177,7 @@ BLIND_ROUNDS: dict[int, str] = {
     125: "8c7da33",
     126: "6e5a31a",
     127: "7462203",
+    128: "874a164",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -210,7 +211,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (57, 58),
     (59, 102),
     (103, 113),
-    (114, 128),
+    (114, 129),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

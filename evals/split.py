@@ -1902,7 +1902,6 @@ HELD_OUT_128: frozenset[str] = frozenset(
 # The hundred-and-twenty-ninth round, written down after the hundred-and-twenty-eighth was scored
 # (once, at f19e54c; figures in bench/results/eval-heldout-round128.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 129`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_129: frozenset[str] = frozenset(
     {
         "ra456-iops30-raw-rootwrites-i2",
@@ -2045,6 +2044,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_126,
     HELD_OUT_127,
     HELD_OUT_128,
+    HELD_OUT_129,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
