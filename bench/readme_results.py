@@ -178,6 +178,7 @@ BLIND_ROUNDS: dict[int, str] = {
     126: "6e5a31a",
     127: "7462203",
     128: "874a164",
+    129: "f29e969",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -211,7 +212,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (57, 58),
     (59, 102),
     (103, 113),
-    (114, 129),
+    (114, 130),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

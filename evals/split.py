@@ -1917,7 +1917,6 @@ HELD_OUT_129: frozenset[str] = frozenset(
 # The hundred-and-thirtieth round, written down after the hundred-and-twenty-ninth was scored
 # (once, at 1e1361a; figures in bench/results/eval-heldout-round129.json) and after the engine
 # last changed (4d5ddfd), so it judges that change (`python -m evals.draw 130`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_130: frozenset[str] = frozenset(
     {
         "ra32-iops175-raw-rootwrites",
@@ -2061,6 +2060,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_127,
     HELD_OUT_128,
     HELD_OUT_129,
+    HELD_OUT_130,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
