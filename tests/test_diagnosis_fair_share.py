@@ -62,3 +62,41 @@ def test_a_crowd_of_foreign_tasks_is_contention_and_adds_no_worker() -> None:
         d, p = _run(others=3.4, job_runq_us=20000.0, seed=seed)
         assert d.top.category is Category.CPU_CONTENTION, _ranked(d)
         assert not p.actions, p
+
+
+def _reader(others: float, seed: int) -> Diagnosis:
+    """A 2-core host, CPU busy, a trainer that waits a third of its time on one loader worker
+    reading a fast device; `others` runnable tasks beside the job's own (the recording's helpers,
+    a hog, the kernel threads serving the reads)."""
+
+    def metrics(t: int, j: Jitter) -> dict[str, float]:
+        return {
+            "trainer.job.data_wait_frac": j(0.35),
+            "trainer.job.samples_per_s": j(5000.0),
+            "trainer.job.step_time_ms": j(10.0),
+            "cpu.util_pct": min(100.0, j(97.5)),
+            "psi.cpu.some_avg10": j(60.0),
+            "sched.runq_lat_p99_us": j(5000.0),
+            "sched.job.runq_lat_p99_us": j(3000.0),
+            "sched.job.offcpu_frac": j(0.25),
+            "sched.procs_running": j(OWN + others),
+            "psi.io.some_avg10": j(8.0),
+            "mem.dirty_mib": j(4.0),
+            "mem.available_mib": j(20000.0),
+        }
+
+    jobs = [JobInfo(name="job", loader_workers=1)]
+    return run_jittered(40, seed, metrics, HostInfo(cpus=2, gpus=0), jobs=jobs)[1]
+
+
+def test_one_hog_in_another_group_is_no_contention_beside_a_reader() -> None:
+    # The helpers' task and one hog: one foreign task for two cores (0.5 per core), the job still
+    # left a core. Beside readers of a fast device the matrix's recordings of it read up to 0.75 per
+    # core; two or more hogs beside the job read from 0.66 up, most above 1.5 (FOREIGN_SHARE).
+    for seed in range(4):
+        d = _reader(others=2.0, seed=seed)
+        assert d.top.category is not Category.CPU_CONTENTION, _ranked(d)
+        contention = next(c for c in d.causes if c.category is Category.CPU_CONTENTION)
+        assert contention.confidence < 0.3, _ranked(d)
+        # Two foreign tasks for every core: contention, however the job's own wait looks.
+        assert _reader(others=5.0, seed=seed).top.category is Category.CPU_CONTENTION
