@@ -179,6 +179,7 @@ BLIND_ROUNDS: dict[int, str] = {
     127: "7462203",
     128: "874a164",
     129: "f29e969",
+    130: "efb39c7",
 }
 # Stretches of rounds (first, last), each round scored blind with no change to the engine between
 # them (evals/split.py): pooled, they are the fairest figure for hosts the engine has not met. A
@@ -201,7 +202,9 @@ BLIND_ROUNDS: dict[int, str] = {
 # held on bytes under a window above 256 kB as the device's, fitted on rounds 1-102 (CAP_TEST_KB);
 # rounds 103-113 ran on that one (cbe3926, after round 103, changed only where such a window ranks,
 # no decision). After round 113, 4d5ddfd judged a lone reader's window by its device's busy share,
-# fitted on rounds 1-113 (serial_reader); every round from 114 on has run on that one.
+# fitted on rounds 1-113 (serial_reader); rounds 114-130 ran on that one. After round 130, a16b643
+# counted others' runnable tasks as contention from 0.5 per core, fully at 0.9 (FOREIGN_SHARE),
+# fitted on rounds 1-130; every round from 131 on has run on that one.
 UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (15, 18),
     (19, 20),
@@ -213,6 +216,7 @@ UNTUNED_STRETCHES: tuple[tuple[int, int], ...] = (
     (59, 102),
     (103, 113),
     (114, 130),
+    (131, 131),
 )
 # `idletune eval evals/incidents --proposer llm --json`, kept by `make bench`.
 LLM_EVAL = "eval-llm.json"

@@ -1933,7 +1933,6 @@ HELD_OUT_130: frozenset[str] = frozenset(
 # (once, at 6854d5b; figures in bench/results/eval-heldout-round130.json) and after the engine
 # last changed (a16b643: others' runnable tasks count as contention from 0.5 per core), so it
 # judges that change (`python -m evals.draw 131`).
-# It joins ROUNDS once recorded and scored.
 HELD_OUT_131: frozenset[str] = frozenset(
     {
         "ra96-iops115-w3-memhog-mid-i2",
@@ -2078,6 +2077,7 @@ ROUNDS: tuple[frozenset[str], ...] = (
     HELD_OUT_128,
     HELD_OUT_129,
     HELD_OUT_130,
+    HELD_OUT_131,
 )
 
 _MATRIX_ID = re.compile(r"^real-(?P<condition>.+)-(?P<repeat>\d+)$")
