@@ -36,7 +36,9 @@ OWN_HELPERS = 1.0
 # cores is 0.5 per core, a job still left a core; from (0.35, 0.75) to (0.5, 0.9) the rules named
 # 19 more recordings' cause first and none fewer (+3 and -1 actions, one fewer left alone; procfs
 # alone +15 and none fewer; the spec's names alone count no runnable tasks). Anything from 0.45-0.55
-# to 0.8-1.0 names 16-22 more and none fewer. The first round recorded after it judges it.
+# to 0.8-1.0 names 16-22 more and none fewer (`python -m evals.sweep
+# agent.diagnosis.rules_cpu.FOREIGN_SHARE 0.35:0.75 0.5:0.9`). The first round recorded after it
+# judges it.
 FOREIGN_SHARE = (0.5, 0.9)
 # The share of its data wait a job with loader workers spends asleep (asleep_share) below which the
 # wait is the main thread's own batch handling, not starvation, and from which it fully counts. Fit
