@@ -148,8 +148,9 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
     untuned = untuned_scores(scores)
     # Rounds 38-56 ran on one engine; 2d7bbe7 changed it after round 56 was scored, 41c4fd4 (the
     # reclaim stand-in, through the spec's names alone) after round 58, efa1f5d (a cap held on
-    # bytes) after round 102 and 4d5ddfd (a lone reader's busy device) after round 113; the last
-    # stretch runs from round 114 to the held-out round.
+    # bytes) after round 102, 4d5ddfd (a lone reader's busy device) after round 113 and a16b643
+    # (others' runnable tasks as contention) after round 130; the last stretch runs from round 131
+    # to the held-out round.
     assert (
         list(untuned)
         == list(UNTUNED_STRETCHES)
@@ -163,7 +164,8 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
             (57, 58),
             (59, 102),
             (103, 113),
-            (114, held_out),
+            (114, 130),
+            (131, held_out),
         ]
     )
     for first, end in UNTUNED_STRETCHES:
@@ -182,9 +184,11 @@ def test_heldout_sections_show_each_split_the_blind_rounds_and_every_view(tmp_pa
     assert f"{longest} {len(untuned[(59, 102)])} |" in text
     closed = "| real, held-out rounds 103-113 pooled, each scored blind, no tuning between |"
     assert f"{closed} {len(untuned[(103, 113)])} |" in text
-    running = f"| real, held-out rounds 114-{held_out} pooled, each scored blind, no tuning between |"
+    closed = "| real, held-out rounds 114-130 pooled, each scored blind, no tuning between |"
+    assert f"{closed} {len(untuned[(114, 130)])} |" in text
+    running = f"| real, held-out rounds 131-{held_out} pooled, each scored blind, no tuning between |"
     # A stretch of one round so far is that round's own row.
-    assert (f"{running} {len(untuned[(114, held_out)]) + 1} |" in text) is (held_out > 114)
+    assert (f"{running} {len(untuned[(131, held_out)]) + 1} |" in text) is (held_out > 131)
     # Rounds 59-102 are the longest stretch (44 rounds to 38-56's 19): the earlier ones are in
     # ROUNDS.md only.
     for first, end in ((31, 37), (38, 56), (57, 58)):
