@@ -119,22 +119,16 @@ def moved(base: Point, other: Point) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for i, a in base.scores.items():
         b = other.scores.get(i)
-        if b is None or (a.ac1, a.action_ok, a.restraint) == (b.ac1, b.action_ok, b.restraint):
+        if b is None:
             continue
         marks = [
-            m
-            for m, before, after in (
-                ("", a.ac1, b.ac1),
-                ("A", a.action_ok, b.action_ok),
-                ("R", a.restraint, b.restraint),
-            )
-            if before != after
+            f"{mark}{'+' if getattr(b, field) else '-'}"
+            for mark, field in (("", "ac1"), ("A", "action_ok"), ("R", "restraint"))
+            if getattr(a, field) != getattr(b, field)
         ]
-        out.append((i, " ".join(f"{m}{'+' if getattr(b, _FIELD[m]) else '-'}" for m in marks)))
+        if marks:
+            out.append((i, " ".join(marks)))
     return out
-
-
-_FIELD = {"": "ac1", "A": "action_ok", "R": "restraint"}
 
 
 def _fmt(v: Value) -> str:
@@ -146,19 +140,19 @@ def report(points: Sequence[Point], listing: bool) -> list[str]:
     base = points[0]
     for p in points:
         kept, judged = p.restrained
-        line = f"{_fmt(p.value)}: named first {p.named}, actions {p.actions}, left alone {kept} of {judged}"
-        if p is not base:
-            m = moved(base, p)
-            count = {k: sum(k in how.split() for _, how in m) for k in ("+", "-", "A+", "A-", "R+", "R-")}
-            line += (
-                f" ({len(m)} moved: named +{count['+']} -{count['-']}, actions +{count['A+']} -{count['A-']},"
-                f" left alone +{count['R+']} -{count['R-']})"
-            )
-            if listing:
-                lines.append(line)
-                lines += [f"  {i}: {how}" for i, how in m]
-                continue
-        lines.append(line)
+        lines.append(
+            f"{_fmt(p.value)}: named first {p.named}, actions {p.actions}, left alone {kept} of {judged}"
+        )
+        if p is base:
+            continue
+        m = moved(base, p)
+        count = {k: sum(k in how.split() for _, how in m) for k in ("+", "-", "A+", "A-", "R+", "R-")}
+        lines[-1] += (
+            f" ({len(m)} moved: named +{count['+']} -{count['-']}, actions +{count['A+']} -{count['A-']},"
+            f" left alone +{count['R+']} -{count['R-']})"
+        )
+        if listing:
+            lines += [f"  {i}: {how}" for i, how in m]
     return lines
 
 
