@@ -8,36 +8,47 @@ from __future__ import annotations
 from agent.proposers.rules import RuleProposer, load_policies
 from core.diagnosis import Category, Diagnosis
 from core.proposal import Proposal
-from core.report import HostInfo, JobInfo
+from core.report import HealthReport, HostInfo, JobInfo
 from tests.diag_helpers import Jitter, run_jittered
 
 # The job's own threads: one loader worker and its main thread (asleep on the worker's queue).
 OWN = 2.0
 
 
+def _host(levels: dict[str, float], seed: int) -> tuple[HealthReport, Diagnosis]:
+    """A 2-core host whose job has one loader worker, each metric jittered about its level (the CPU's
+    busy share at most 100)."""
+
+    def metrics(t: int, j: Jitter) -> dict[str, float]:
+        out = {name: j(level) for name, level in levels.items()}
+        out["cpu.util_pct"] = min(100.0, out["cpu.util_pct"])
+        return out
+
+    jobs = [JobInfo(name="job", loader_workers=1)]
+    return run_jittered(40, seed, metrics, HostInfo(cpus=2, gpus=0), jobs=jobs)
+
+
 def _run(others: float, job_runq_us: float, seed: int = 1) -> tuple[Diagnosis, Proposal]:
     """A 2-core host, CPU busy, a trainer waiting for one worker that prepares heavy batches;
     `others` runnable tasks beside the job's own."""
     pressure = 8.0 if others < 2.0 else 95.0  # a small foreign load barely queues; a crowd does
-
-    def metrics(t: int, j: Jitter) -> dict[str, float]:
-        return {
-            "trainer.job.data_wait_frac": j(0.93),
-            "trainer.job.samples_per_s": j(60.0),
-            "trainer.job.step_time_ms": j(900.0),
-            "cpu.util_pct": min(100.0, j(99.5)),
-            "psi.cpu.some_avg10": j(pressure),
-            "sched.runq_lat_p99_us": j(max(job_runq_us, 3000.0)),
-            "sched.job.runq_lat_p99_us": j(job_runq_us),
-            "sched.job.offcpu_frac": j(0.91),
-            "sched.procs_running": j(OWN + others),
-            "psi.io.some_avg10": j(0.3),
-            "mem.dirty_mib": j(4.0),
-            "mem.available_mib": j(20000.0),
-        }
-
-    jobs = [JobInfo(name="job", loader_workers=1)]
-    report, d = run_jittered(40, seed, metrics, HostInfo(cpus=2, gpus=0), jobs=jobs)
+    report, d = _host(
+        {
+            "trainer.job.data_wait_frac": 0.93,
+            "trainer.job.samples_per_s": 60.0,
+            "trainer.job.step_time_ms": 900.0,
+            "cpu.util_pct": 99.5,
+            "psi.cpu.some_avg10": pressure,
+            "sched.runq_lat_p99_us": max(job_runq_us, 3000.0),
+            "sched.job.runq_lat_p99_us": job_runq_us,
+            "sched.job.offcpu_frac": 0.91,
+            "sched.procs_running": OWN + others,
+            "psi.io.some_avg10": 0.3,
+            "mem.dirty_mib": 4.0,
+            "mem.available_mib": 20000.0,
+        },
+        seed,
+    )
     return d, RuleProposer(load_policies([])).propose(report, d)
 
 
@@ -68,25 +79,23 @@ def _reader(others: float, seed: int) -> Diagnosis:
     """A 2-core host, CPU busy, a trainer that waits a third of its time on one loader worker
     reading a fast device; `others` runnable tasks beside the job's own (the recording's helpers,
     a hog, the kernel threads serving the reads)."""
-
-    def metrics(t: int, j: Jitter) -> dict[str, float]:
-        return {
-            "trainer.job.data_wait_frac": j(0.35),
-            "trainer.job.samples_per_s": j(5000.0),
-            "trainer.job.step_time_ms": j(10.0),
-            "cpu.util_pct": min(100.0, j(97.5)),
-            "psi.cpu.some_avg10": j(60.0),
-            "sched.runq_lat_p99_us": j(5000.0),
-            "sched.job.runq_lat_p99_us": j(3000.0),
-            "sched.job.offcpu_frac": j(0.25),
-            "sched.procs_running": j(OWN + others),
-            "psi.io.some_avg10": j(8.0),
-            "mem.dirty_mib": j(4.0),
-            "mem.available_mib": j(20000.0),
-        }
-
-    jobs = [JobInfo(name="job", loader_workers=1)]
-    return run_jittered(40, seed, metrics, HostInfo(cpus=2, gpus=0), jobs=jobs)[1]
+    return _host(
+        {
+            "trainer.job.data_wait_frac": 0.35,
+            "trainer.job.samples_per_s": 5000.0,
+            "trainer.job.step_time_ms": 10.0,
+            "cpu.util_pct": 97.5,
+            "psi.cpu.some_avg10": 60.0,
+            "sched.runq_lat_p99_us": 5000.0,
+            "sched.job.runq_lat_p99_us": 3000.0,
+            "sched.job.offcpu_frac": 0.25,
+            "sched.procs_running": OWN + others,
+            "psi.io.some_avg10": 8.0,
+            "mem.dirty_mib": 4.0,
+            "mem.available_mib": 20000.0,
+        },
+        seed,
+    )[1]
 
 
 def test_one_hog_in_another_group_is_no_contention_beside_a_reader() -> None:
